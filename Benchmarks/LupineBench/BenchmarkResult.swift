@@ -1,0 +1,28 @@
+/// Throughput, latency percentiles and peak memory of one client at one concurrency.
+struct BenchmarkResult {
+    let client: String
+    let concurrency: Int
+    let requests: Int
+    let seconds: Double
+    /// Per-request latencies in nanoseconds, sorted.
+    let latencies: [UInt64]
+    let peakRSSBytes: Int
+
+    init(client: String, concurrency: Int, seconds: Double, latencies: [UInt64], peakRSSBytes: Int) {
+        self.client = client
+        self.concurrency = concurrency
+        self.requests = latencies.count
+        self.seconds = seconds
+        self.latencies = latencies.sorted()
+        self.peakRSSBytes = peakRSSBytes
+    }
+
+    var requestsPerSecond: Double { Double(self.requests) / self.seconds }
+
+    /// The latency at `fraction` (0...1) of the sorted samples, in microseconds.
+    func percentileMicroseconds(_ fraction: Double) -> Double {
+        guard !self.latencies.isEmpty else { return 0 }
+        let index = min(self.latencies.count - 1, Int((Double(self.latencies.count) * fraction).rounded(.down)))
+        return Double(self.latencies[index]) / 1000
+    }
+}

@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import Foundation
+import Lupine
+import LupineTestServer
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// `lupine-bench`: small-GET throughput and latency of Lupine's transport against
+/// AsyncHTTPClient's two APIs, on the same server in the same run.
+///
+/// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N]`.
+/// Without `--url` the test server runs in this process and shares its two cores with the clients.
+@main
+struct LupineBench {
+    static let connectionsPerHost = 6
+
+    static func main() async throws {
+        let arguments = CommandLine.arguments
+        let externalURL = Self.value(of: "--url", in: arguments).flatMap(URL.init(string:))
+        let requestsAtFullConcurrency = Self.value(of: "--requests", in: arguments).flatMap(Int.init) ?? 20_000
+
+        let server: LupineTestServer? = externalURL == nil ? try await LupineTestServer.start() : nil
+        guard let base = externalURL ?? server?.baseURL else { return }
+        let url = base.absoluteString + "/bytes/100"
+        let arrangement =
+            server == nil
+            ? "server in another process at \(base.absoluteString)"
+            : "in-process LupineTestServer at \(base.absoluteString), sharing the machine's cores with the clients"
+        print("lupine-bench: GET \(url) (100-byte body), \(Self.connectionsPerHost) connections per host for every client")
+        print("arrangement: \(arrangement); \(ProcessInfo.processInfo.activeProcessorCount) cores")
+
+        var results: [BenchmarkResult] = []
+        for concurrency in [1, 64] {
+            let requests = concurrency == 1 ? requestsAtFullConcurrency / 4 : requestsAtFullConcurrency
+            results.append(try await Self.lupine(url: url, concurrency: concurrency, requests: requests))
+            results.append(try await Self.asyncHTTPClientFutures(url: url, concurrency: concurrency, requests: requests))
+            results.append(try await Self.asyncHTTPClientAsync(url: url, concurrency: concurrency, requests: requests))
+        }
+        ResultTable.print(results)
+        await server?.stop()
+    }
+
+    static func lupine(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
+        let transport = NIOTransport(
+            configuration: .init(maximumConnectionsPerHost: Self.connectionsPerHost, decompressesResponses: false)
+        )
+        guard let target = URL(string: url) else { throw BenchError.invalidURL(url) }
+        let result = try await LoadRunner.run(
+            client: "Lupine NIOTransport",
+            concurrency: concurrency,
+            requests: requests,
+            warmUp: 200
+        ) {
+            let response = try await transport.execute(TransportRequest(url: target))
+            for try await _ in response.body {}
+        }
+        await transport.shutdown()
+        return result
+    }
+
+    static func asyncHTTPClientFutures(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
+        let client = Self.makeAsyncHTTPClient()
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        let result = try await LoadRunner.runFutures(
+            client: "AsyncHTTPClient futures",
+            concurrency: concurrency,
+            requests: requests,
+            warmUp: 200,
+            eventLoop: eventLoop
+        ) {
+            client.get(url: url).map { _ in }
+        }
+        try await client.shutdown()
+        return result
+    }
+
+    static func asyncHTTPClientAsync(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
+        let client = Self.makeAsyncHTTPClient()
+        let result = try await LoadRunner.run(
+            client: "AsyncHTTPClient async",
+            concurrency: concurrency,
+            requests: requests,
+            warmUp: 200
+        ) {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            for try await _ in response.body {}
+        }
+        try await client.shutdown()
+        return result
+    }
+
+    static func makeAsyncHTTPClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    static func value(of option: String, in arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+}
+
+/// The benchmark could not start.
+enum BenchError: Error {
+    case invalidURL(String)
+}

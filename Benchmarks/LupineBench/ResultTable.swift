@@ -1,0 +1,51 @@
+import Foundation
+
+/// Prints the benchmark's results as a table, with Lupine's ratio to the faster AsyncHTTPClient API.
+enum ResultTable {
+    static func print(_ results: [BenchmarkResult]) {
+        Swift.print("")
+        Swift.print(Self.row(["client", "conc", "requests", "req/s", "p50 µs", "p99 µs", "peak RSS MiB"]))
+        Swift.print(String(repeating: "-", count: 96))
+        for result in results {
+            Swift.print(
+                Self.row([
+                    result.client,
+                    "\(result.concurrency)",
+                    "\(result.requests)",
+                    String(format: "%.0f", result.requestsPerSecond),
+                    String(format: "%.0f", result.percentileMicroseconds(0.5)),
+                    String(format: "%.0f", result.percentileMicroseconds(0.99)),
+                    String(format: "%.1f", Double(result.peakRSSBytes) / 1_048_576),
+                ])
+            )
+        }
+        Swift.print("")
+        for concurrency in Set(results.map(\.concurrency)).sorted() {
+            let atConcurrency = results.filter { $0.concurrency == concurrency }
+            guard let lupine = atConcurrency.first(where: { $0.client.hasPrefix("Lupine") }) else { continue }
+            let peers = atConcurrency.filter { !$0.client.hasPrefix("Lupine") }
+            guard let fastest = peers.max(by: { $0.requestsPerSecond < $1.requestsPerSecond }),
+                let quickest = peers.min(by: { $0.percentileMicroseconds(0.5) < $1.percentileMicroseconds(0.5) })
+            else { continue }
+            let throughput = lupine.requestsPerSecond / fastest.requestsPerSecond
+            let latency = quickest.percentileMicroseconds(0.5) / lupine.percentileMicroseconds(0.5)
+            Swift.print(
+                String(
+                    format: "concurrency %d: Lupine req/s = %.2f× %@; Lupine p50 speed = %.2f× %@ (>1 is faster)",
+                    concurrency,
+                    throughput,
+                    fastest.client,
+                    latency,
+                    quickest.client
+                )
+            )
+        }
+    }
+
+    private static func row(_ cells: [String]) -> String {
+        let widths = [26, 6, 10, 10, 10, 10, 14]
+        return zip(cells, widths).map { cell, width in
+            cell.count >= width ? cell + " " : cell + String(repeating: " ", count: width - cell.count)
+        }.joined()
+    }
+}

@@ -1,0 +1,166 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+
+/// Opens connections for the pool: resolves the host, connects (happy eyeballs over IPv4 and
+/// IPv6), performs the TLS handshake with the trust hook, and builds the HTTP/1.1 pipeline.
+struct ConnectionFactory: Sendable {
+    let configuration: TransportConfiguration
+    /// The TLS context shared by all connections, or why it could not be made (reported per `https` request).
+    let sslContext: Result<NIOSSLContext, any Error>
+
+    init(configuration: TransportConfiguration) {
+        self.configuration = configuration
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["http/1.1"]
+        // Verification itself is done by the trust hook (a custom verification callback).
+        tls.certificateVerification = .fullVerification
+        self.sslContext = Result { try NIOSSLContext(configuration: tls) }
+    }
+
+    /// Opens a connection to `key` on `eventLoop`.
+    ///
+    /// - Parameter onRequestFinished: called on the event loop after each request with whether the
+    ///   connection may carry another.
+    func makeConnection(
+        id: ConnectionPoolStateMachine.ConnectionID,
+        key: PoolKey,
+        eventLoop: any EventLoop,
+        onRequestFinished: @escaping @Sendable (_ reusable: Bool) -> Void
+    ) -> EventLoopFuture<HTTPConnection> {
+        let setup = MetricsRecorder()
+        let connected = eventLoop.makePromise(of: HTTPConnection.self)
+        let connectTimeout = self.configuration.connectTimeout
+        let timeout = eventLoop.scheduleTask(in: connectTimeout) {
+            connected.fail(TransportError.connectTimeout(host: key.host, port: key.port, timeout: connectTimeout))
+        }
+        connected.futureResult.whenComplete { _ in timeout.cancel() }
+
+        let trustRejection = NIOLockedValueBox<String?>(nil)
+        let handshake = eventLoop.makePromise(of: Void.self)
+        let requestHandler = NIOLockedValueBox<NIOLoopBound<HTTPClientRequestHandler>?>(nil)
+        let decompression = self.configuration.decompressesResponses
+        let ratio = self.configuration.decompressionRatioLimit
+        let sslContext = self.sslContext
+
+        var bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if key.scheme == .https, let evaluator = key.trustEvaluator {
+                        setup.mark(\.secureConnectionStart)
+                        let tlsHandler = try Self.makeTLSHandler(
+                            context: sslContext.get(),
+                            key: key,
+                            evaluator: evaluator,
+                            rejection: trustRejection
+                        )
+                        try sync.addHandler(tlsHandler)
+                        try sync.addHandler(TLSHandshakeObserver(promise: handshake))
+                    } else {
+                        handshake.succeed()
+                    }
+                    let counters = ByteCountingHandler()
+                    try sync.addHandler(counters)
+                    try sync.addHTTPClientHandlers()
+                    if decompression {
+                        try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
+                    }
+                    let handler = HTTPClientRequestHandler(
+                        counters: counters,
+                        decompressionRatioLimit: ratio,
+                        onRequestFinished: onRequestFinished
+                    )
+                    try sync.addHandler(handler)
+                    requestHandler.withLockedValue { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
+                }
+            }
+
+        setup.mark(\.connectStart)
+        let channelFuture: EventLoopFuture<any Channel>
+        if let address = try? SocketAddress(ipAddress: key.host, port: key.port) {
+            channelFuture = bootstrap.connect(to: address)
+        } else {
+            bootstrap = bootstrap.resolver(TimedResolver(eventLoop: eventLoop, metrics: setup))
+            channelFuture = bootstrap.connect(host: key.host, port: key.port)
+        }
+
+        channelFuture.whenComplete { result in
+            switch result {
+            case .failure(let error):
+                connected.fail(Self.connectError(error, key: key, timeout: connectTimeout))
+            case .success(let channel):
+                setup.mark(\.connectEnd)
+                connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
+                handshake.futureResult.whenComplete { result in
+                    switch result {
+                    case .success:
+                        if key.scheme == .https { setup.mark(\.secureConnectionEnd) }
+                        guard let handler = requestHandler.withLockedValue({ $0 }) else {
+                            connected.fail(TransportError.connectionClosedBeforeResponse)
+                            return
+                        }
+                        connected.succeed(
+                            HTTPConnection(id: id, channel: channel, handler: handler, setupMetrics: setup.snapshot)
+                        )
+                    case .failure(let error):
+                        if let reason = trustRejection.withLockedValue({ $0 }) {
+                            connected.fail(TransportError.serverTrustRejected(host: key.host, reason: reason))
+                        } else {
+                            connected.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
+                        }
+                    }
+                }
+            }
+        }
+        return connected.futureResult
+    }
+
+    private static func makeTLSHandler(
+        context: NIOSSLContext,
+        key: PoolKey,
+        evaluator: ServerTrustEvaluator,
+        rejection: NIOLockedValueBox<String?>
+    ) throws -> NIOSSLClientHandler {
+        // SNI carries names only, never literal addresses.
+        let isAddress = (try? SocketAddress(ipAddress: key.host, port: 0)) != nil
+        return try NIOSSLClientHandler(
+            context: context,
+            serverHostname: isAddress ? nil : key.host,
+            customVerificationCallback: { certificates, promise in
+            let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
+            let challenge = ServerTrustChallenge(host: key.host, certificateChain: chain)
+            Task {
+                switch await evaluator.evaluate(challenge) {
+                case .trusted:
+                    promise.succeed(.certificateVerified)
+                case .rejected(let reason):
+                    rejection.withLockedValue { $0 = reason }
+                    promise.succeed(.failed)
+                }
+            }
+        })
+    }
+
+    private static func connectError(_ error: any Error, key: PoolKey, timeout: TimeAmount) -> TransportError {
+        switch error {
+        case let error as TransportError:
+            return error
+        case ChannelError.connectTimeout:
+            return .connectTimeout(host: key.host, port: key.port, timeout: timeout)
+        case let error as NIOConnectionError:
+            if let first = error.connectionErrors.first {
+                return .connectionFailed(host: key.host, port: key.port, underlying: first.error)
+            }
+            return .hostNotFound(host: key.host)
+        default:
+            return .connectionFailed(host: key.host, port: key.port, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// One open HTTP/1.1 connection in the pool and the thread-safe way to drive its
+/// ``HTTPClientRequestHandler``.
+final class HTTPConnection: Sendable {
+    let id: ConnectionPoolStateMachine.ConnectionID
+    let channel: any Channel
+    private let handler: NIOLoopBound<HTTPClientRequestHandler>
+    /// Connection-setup timings, copied into the metrics of the first request only.
+    private let setupMetrics: TransportMetrics
+    private let servedRequests = NIOLockedValueBox(0)
+
+    init(
+        id: ConnectionPoolStateMachine.ConnectionID,
+        channel: any Channel,
+        handler: NIOLoopBound<HTTPClientRequestHandler>,
+        setupMetrics: TransportMetrics
+    ) {
+        self.id = id
+        self.channel = channel
+        self.handler = handler
+        self.setupMetrics = setupMetrics
+    }
+
+    var eventLoop: any EventLoop { self.channel.eventLoop }
+
+    /// Starts `request` and returns its response head. Records whether this connection was reused.
+    func execute(_ request: PreparedRequest) -> EventLoopFuture<TransportResponse> {
+        let served = self.servedRequests.withLockedValue { count in
+            defer { count += 1 }
+            return count
+        }
+        let setup = self.setupMetrics
+        let remoteAddress = self.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+        request.metrics.record { metrics in
+            metrics.isReusedConnection = served > 0
+            metrics.remoteAddress = remoteAddress
+            if served == 0 {
+                metrics.domainLookupStart = setup.domainLookupStart
+                metrics.domainLookupEnd = setup.domainLookupEnd
+                metrics.connectStart = setup.connectStart
+                metrics.connectEnd = setup.connectEnd
+                metrics.secureConnectionStart = setup.secureConnectionStart
+                metrics.secureConnectionEnd = setup.secureConnectionEnd
+            }
+        }
+        let promise = self.eventLoop.makePromise(of: TransportResponse.self)
+        let handler = self.handler
+        self.eventLoop.execute {
+            handler.value.start(request, headPromise: promise)
+        }
+        return promise.futureResult
+    }
+
+    /// A writer for the streamed body of the request in flight.
+    var bodyWriter: RequestBodyWriter {
+        RequestBodyWriter { chunk in
+            try await self.onEventLoop { $0.writeBodyChunk(chunk) }
+        }
+    }
+
+    /// Ends the streamed body of the request in flight.
+    func finishBody() async throws {
+        try await self.onEventLoop { $0.finishBody() }
+    }
+
+    /// Fails `request` because its body source failed.
+    func failBody(_ error: any Error, of request: PreparedRequest) {
+        let handler = self.handler
+        let token = request.metrics
+        self.eventLoop.execute { handler.value.failBody(error, token: token) }
+    }
+
+    /// Cancels `request` if it is still running on this connection.
+    func cancel(_ request: PreparedRequest) {
+        let handler = self.handler
+        let token = request.metrics
+        self.eventLoop.execute { handler.value.cancel(token: token) }
+    }
+
+    func close() {
+        self.channel.close(promise: nil)
+    }
+
+    private func onEventLoop(_ body: @escaping @Sendable (HTTPClientRequestHandler) -> EventLoopFuture<Void>) async throws {
+        let handler = self.handler
+        try await self.eventLoop.flatSubmit { body(handler.value) }.get()
+    }
+}

@@ -1,0 +1,225 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Performs what the ``ConnectionPoolStateMachine`` decides: opens and closes connections, runs
+/// idle timers, and resumes the requests waiting for a connection.
+final class ConnectionPool: Sendable {
+    typealias ConnectionID = ConnectionPoolStateMachine.ConnectionID
+    typealias WaiterID = ConnectionPoolStateMachine.WaiterID
+    typealias Action = ConnectionPoolStateMachine.Action
+
+    private struct HostPool {
+        var stateMachine: ConnectionPoolStateMachine
+        var connections: [ConnectionID: HTTPConnection] = [:]
+    }
+
+    private enum Waiter {
+        /// The ID is handed out but the request has not yet registered its continuation.
+        case allocated
+        /// Cancelled before it registered; registration fails at once.
+        case cancelledEarly
+        case waiting(
+            CheckedContinuation<HTTPConnection, any Error>,
+            timeout: TimeAmount?,
+            timer: Scheduled<Void>?
+        )
+    }
+
+    private struct State {
+        var hosts: [PoolKey: HostPool] = [:]
+        var waiters: [WaiterID: Waiter] = [:]
+        var nextWaiterID = 0
+        var isShutDown = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let factory: ConnectionFactory
+    private let eventLoopGroup: any EventLoopGroup
+    private let configuration: TransportConfiguration
+
+    init(configuration: TransportConfiguration, eventLoopGroup: any EventLoopGroup) {
+        self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
+        self.factory = ConnectionFactory(configuration: configuration)
+    }
+
+    /// Waits for a connection to `key`, in arrival order, until `deadline`.
+    func lease(
+        _ key: PoolKey,
+        requiresNewConnection: Bool,
+        deadline: (at: NIODeadline, timeout: TimeAmount)?
+    ) async throws -> HTTPConnection {
+        let waiter = self.state.withLockedValue { state in
+            state.nextWaiterID += 1
+            state.waiters[state.nextWaiterID] = .allocated
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let timer = deadline.map { deadline in
+                    self.eventLoopGroup.any().scheduleTask(deadline: deadline.at) {
+                        self.abandon(waiter, key: key, reason: .timedOut)
+                    }
+                }
+                let actions: [Action] = self.state.withLockedValue { state in
+                    guard case .allocated = state.waiters[waiter], !state.isShutDown else {
+                        let error: TransportError = state.isShutDown ? .shutdown : .cancelled
+                        state.waiters[waiter] = nil
+                        timer?.cancel()
+                        continuation.resume(throwing: error)
+                        return []
+                    }
+                    state.waiters[waiter] = .waiting(continuation, timeout: deadline?.timeout, timer: timer)
+                    let maximum = self.configuration.maximumConnectionsPerHost
+                    return state.hosts[key, default: HostPool(stateMachine: .init(maximumConnections: maximum))]
+                        .stateMachine.waiterArrived(waiter, requiresNewConnection: requiresNewConnection)
+                }
+                self.perform(actions, key: key)
+            }
+        } onCancel: {
+            self.abandon(waiter, key: key, reason: .cancelled)
+        }
+    }
+
+    /// Fails queued requests, closes every connection and returns when all are closed.
+    func shutdown() async {
+        let (actions, connections) = self.state.withLockedValue { state in
+            state.isShutDown = true
+            var actions: [(PoolKey, [Action])] = []
+            var connections: [HTTPConnection] = []
+            for key in state.hosts.keys {
+                actions.append((key, state.hosts[key]?.stateMachine.shutdown() ?? []))
+                connections += state.hosts[key]?.connections.values.map { $0 } ?? []
+            }
+            return (actions, connections)
+        }
+        for (key, keyActions) in actions {
+            self.perform(keyActions, key: key)
+        }
+        for connection in connections {
+            connection.close()
+            try? await connection.channel.closeFuture.get()
+        }
+    }
+
+    // MARK: Events
+
+    private func abandon(_ waiter: WaiterID, key: PoolKey, reason: ConnectionPoolStateMachine.FailureReason) {
+        let actions: [Action] = self.state.withLockedValue { state in
+            switch state.waiters[waiter] {
+            case .allocated:
+                if reason == .cancelled {
+                    state.waiters[waiter] = .cancelledEarly
+                }
+                return []
+            case .waiting:
+                return state.hosts[key]?.stateMachine.waiterAbandoned(waiter, reason: reason) ?? []
+            case .cancelledEarly, nil:
+                return []
+            }
+        }
+        self.perform(actions, key: key)
+    }
+
+    private func release(_ connection: ConnectionID, key: PoolKey, reusable: Bool) {
+        let actions = self.state.withLockedValue { state in
+            state.hosts[key]?.stateMachine.connectionReleased(connection, reusable: reusable) ?? []
+        }
+        self.perform(actions, key: key)
+    }
+
+    private func connectionClosed(_ connection: ConnectionID, key: PoolKey) {
+        let actions = self.state.withLockedValue { state in
+            state.hosts[key]?.connections[connection] = nil
+            return state.hosts[key]?.stateMachine.connectionClosed(connection) ?? []
+        }
+        self.perform(actions, key: key)
+    }
+
+    private func idleTimeoutFired(_ connection: ConnectionID, key: PoolKey, generation: Int) {
+        let actions = self.state.withLockedValue { state in
+            state.hosts[key]?.stateMachine.idleTimeoutFired(connection, generation: generation) ?? []
+        }
+        self.perform(actions, key: key)
+    }
+
+    // MARK: Effects
+
+    private func perform(_ actions: [Action], key: PoolKey, connectError: (any Error)? = nil) {
+        for action in actions {
+            switch action {
+            case .createConnection(let id):
+                self.createConnection(id, key: key)
+            case .lease(let id, let waiter):
+                let (connection, waiting) = self.state.withLockedValue { state in
+                    (state.hosts[key]?.connections[id], state.waiters.removeValue(forKey: waiter))
+                }
+                guard case .waiting(let continuation, _, let timer) = waiting else { continue }
+                timer?.cancel()
+                if let connection {
+                    continuation.resume(returning: connection)
+                } else {
+                    continuation.resume(throwing: TransportError.connectionClosedBeforeResponse)
+                }
+            case .scheduleIdleTimeout(let id, let generation):
+                guard let connection = self.state.withLockedValue({ $0.hosts[key]?.connections[id] }) else { continue }
+                connection.eventLoop.scheduleTask(in: self.configuration.idleConnectionTimeout) { [weak self] in
+                    self?.idleTimeoutFired(id, key: key, generation: generation)
+                }
+            case .closeConnection(let id):
+                let connection = self.state.withLockedValue { $0.hosts[key]?.connections.removeValue(forKey: id) }
+                connection?.close()
+            case .failWaiter(let waiter, let reason):
+                let waiting = self.state.withLockedValue { $0.waiters.removeValue(forKey: waiter) }
+                guard case .waiting(let continuation, let timeout, let timer) = waiting else { continue }
+                timer?.cancel()
+                continuation.resume(throwing: Self.error(for: reason, connectError: connectError, timeout: timeout))
+            }
+        }
+    }
+
+    private func createConnection(_ id: ConnectionID, key: PoolKey) {
+        let connecting = self.factory.makeConnection(
+            id: id,
+            key: key,
+            eventLoop: self.eventLoopGroup.next()
+        ) { [weak self] reusable in
+            self?.release(id, key: key, reusable: reusable)
+        }
+        connecting.whenComplete { result in
+            switch result {
+            case .success(let connection):
+                let actions = self.state.withLockedValue { state in
+                    state.hosts[key]?.connections[id] = connection
+                    return state.hosts[key]?.stateMachine.connectionEstablished(id) ?? []
+                }
+                connection.channel.closeFuture.whenComplete { [weak self] _ in
+                    self?.connectionClosed(id, key: key)
+                }
+                self.perform(actions, key: key)
+            case .failure(let error):
+                let actions = self.state.withLockedValue { state in
+                    state.hosts[key]?.stateMachine.connectionFailed(id) ?? []
+                }
+                self.perform(actions, key: key, connectError: error)
+            }
+        }
+    }
+
+    private static func error(
+        for reason: ConnectionPoolStateMachine.FailureReason,
+        connectError: (any Error)?,
+        timeout: TimeAmount?
+    ) -> TransportError {
+        switch reason {
+        case .connectFailed:
+            return (connectError as? TransportError) ?? .connectionClosedBeforeResponse
+        case .cancelled:
+            return .cancelled
+        case .timedOut:
+            return .requestTimeout(timeout: timeout ?? .zero)
+        case .shutdown:
+            return .shutdown
+        }
+    }
+}

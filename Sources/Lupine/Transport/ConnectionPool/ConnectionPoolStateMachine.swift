@@ -1,0 +1,167 @@
+import NIOCore
+
+/// The pool's decisions for one ``PoolKey``, kept free of sockets and clocks so every rule can be
+/// tested with plain values. The ``ConnectionPool`` feeds it events and performs the actions it returns.
+///
+/// Rules: at most `maximumConnections` connections (connecting, idle or leased); waiting requests
+/// are served in arrival order; an idle connection is handed out before a new one is made; an idle
+/// connection is closed after its idle timer fires unless it was used in between.
+struct ConnectionPoolStateMachine {
+    typealias ConnectionID = Int
+    typealias WaiterID = Int
+
+    enum ConnectionState: Equatable {
+        case connecting
+        /// Parked; `generation` tells a current idle timer from a stale one.
+        case idle(generation: Int)
+        case leased
+    }
+
+    /// Why a waiter is failed.
+    enum FailureReason: Equatable {
+        case connectFailed
+        case cancelled
+        case timedOut
+        case shutdown
+    }
+
+    enum Action: Equatable {
+        /// Open a new connection with this ID and report back with `connectionEstablished` or `connectionFailed`.
+        case createConnection(ConnectionID)
+        /// Give the connection to the waiter.
+        case lease(ConnectionID, to: WaiterID)
+        /// Start the idle timer for this generation of the connection's idleness.
+        case scheduleIdleTimeout(ConnectionID, generation: Int)
+        /// Close the connection.
+        case closeConnection(ConnectionID)
+        /// Fail the waiter.
+        case failWaiter(WaiterID, FailureReason)
+    }
+
+    let maximumConnections: Int
+    private(set) var connections: [ConnectionID: ConnectionState] = [:]
+    private(set) var waiters = CircularBuffer<WaiterID>()
+    private(set) var isShutDown = false
+    private var nextConnectionID = 0
+    private var nextGeneration = 0
+
+    init(maximumConnections: Int) {
+        self.maximumConnections = max(1, maximumConnections)
+    }
+
+    /// No connections and no waiters remain.
+    var isEmpty: Bool { self.connections.isEmpty && self.waiters.isEmpty }
+
+    private var connectingCount: Int { self.connections.values.filter { $0 == .connecting }.count }
+
+    /// A request wants a connection. With `requiresNewConnection` (a retry after a stale
+    /// connection) an idle connection is closed and replaced rather than handed out.
+    mutating func waiterArrived(_ waiter: WaiterID, requiresNewConnection: Bool = false) -> [Action] {
+        if self.isShutDown {
+            return [.failWaiter(waiter, .shutdown)]
+        }
+        var actions: [Action] = []
+        if let idle = self.anyIdleConnection() {
+            if !requiresNewConnection {
+                self.connections[idle] = .leased
+                return [.lease(idle, to: waiter)]
+            }
+            self.connections[idle] = nil
+            actions.append(.closeConnection(idle))
+        }
+        self.waiters.append(waiter)
+        actions += self.createConnectionsForWaiters()
+        return actions
+    }
+
+    /// A connection finished connecting.
+    mutating func connectionEstablished(_ connection: ConnectionID) -> [Action] {
+        guard self.connections[connection] == .connecting else { return [.closeConnection(connection)] }
+        if self.isShutDown {
+            self.connections[connection] = nil
+            return [.closeConnection(connection)]
+        }
+        return self.makeAvailable(connection)
+    }
+
+    /// A connection could not be made. The longest-waiting request fails with the error; the
+    /// others keep waiting for connections still to come.
+    mutating func connectionFailed(_ connection: ConnectionID) -> [Action] {
+        guard self.connections.removeValue(forKey: connection) != nil else { return [] }
+        var actions: [Action] = []
+        if let waiter = self.waiters.popFirst() {
+            actions.append(.failWaiter(waiter, .connectFailed))
+        }
+        return actions + self.createConnectionsForWaiters()
+    }
+
+    /// A leased connection finished its request; `reusable` when it may carry another.
+    mutating func connectionReleased(_ connection: ConnectionID, reusable: Bool) -> [Action] {
+        guard self.connections[connection] == .leased else { return [] }
+        guard reusable, !self.isShutDown else {
+            self.connections[connection] = nil
+            return [.closeConnection(connection)] + self.createConnectionsForWaiters()
+        }
+        return self.makeAvailable(connection)
+    }
+
+    /// A connection was closed (by the server, or after an error).
+    mutating func connectionClosed(_ connection: ConnectionID) -> [Action] {
+        guard self.connections.removeValue(forKey: connection) != nil else { return [] }
+        return self.createConnectionsForWaiters()
+    }
+
+    /// A connection's idle timer fired.
+    mutating func idleTimeoutFired(_ connection: ConnectionID, generation: Int) -> [Action] {
+        guard self.connections[connection] == .idle(generation: generation) else { return [] }
+        self.connections[connection] = nil
+        return [.closeConnection(connection)]
+    }
+
+    /// A waiter gave up (cancelled or past its deadline) before it was served.
+    mutating func waiterAbandoned(_ waiter: WaiterID, reason: FailureReason) -> [Action] {
+        guard let index = self.waiters.firstIndex(of: waiter) else { return [] }
+        self.waiters.remove(at: index)
+        return [.failWaiter(waiter, reason)]
+    }
+
+    /// The pool shuts down: waiters fail, idle connections close, leased ones close when released.
+    mutating func shutdown() -> [Action] {
+        self.isShutDown = true
+        var actions = self.waiters.map { Action.failWaiter($0, .shutdown) }
+        self.waiters.removeAll()
+        for (connection, state) in self.connections.sorted(by: { $0.key < $1.key }) {
+            if case .idle = state {
+                self.connections[connection] = nil
+                actions.append(.closeConnection(connection))
+            }
+        }
+        return actions
+    }
+
+    private func anyIdleConnection() -> ConnectionID? {
+        self.connections.filter { if case .idle = $0.value { return true } else { return false } }.keys.min()
+    }
+
+    private mutating func makeAvailable(_ connection: ConnectionID) -> [Action] {
+        if let waiter = self.waiters.popFirst() {
+            self.connections[connection] = .leased
+            return [.lease(connection, to: waiter)]
+        }
+        self.nextGeneration += 1
+        self.connections[connection] = .idle(generation: self.nextGeneration)
+        return [.scheduleIdleTimeout(connection, generation: self.nextGeneration)]
+    }
+
+    /// Opens connections while more requests wait than connections are being made, up to the limit.
+    private mutating func createConnectionsForWaiters() -> [Action] {
+        var actions: [Action] = []
+        while self.waiters.count > self.connectingCount, self.connections.count < self.maximumConnections {
+            let connection = self.nextConnectionID
+            self.nextConnectionID += 1
+            self.connections[connection] = .connecting
+            actions.append(.createConnection(connection))
+        }
+        return actions
+    }
+}

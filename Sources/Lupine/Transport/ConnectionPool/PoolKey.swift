@@ -1,0 +1,41 @@
+import Foundation
+
+/// What makes two requests able to share a connection: scheme, host, port and trust settings.
+struct PoolKey: Hashable, Sendable, CustomStringConvertible {
+    enum Scheme: String, Sendable {
+        case http
+        case https
+    }
+
+    let scheme: Scheme
+    let host: String
+    let port: Int
+    /// The trust hook, for `https`; `nil` for `http`. Compared by identity.
+    let trustEvaluator: ServerTrustEvaluator?
+
+    /// Splits an absolute URL into its pool key, or throws ``TransportError`` for a URL the transport cannot serve.
+    init(url: URL, trustEvaluator: ServerTrustEvaluator) throws {
+        guard let schemeName = url.scheme?.lowercased() else {
+            throw TransportError.invalidURL(url.absoluteString)
+        }
+        guard let scheme = Scheme(rawValue: schemeName) else {
+            throw TransportError.unsupportedScheme(schemeName)
+        }
+        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
+            throw TransportError.invalidURL(url.absoluteString)
+        }
+        self.scheme = scheme
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.port = url.port ?? (scheme == .https ? 443 : 80)
+        self.trustEvaluator = scheme == .https ? trustEvaluator : nil
+    }
+
+    /// The `Host` header value: the host, bracketed when it is an IPv6 address, and a port unless it is the default.
+    var hostHeader: String {
+        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        let defaultPort = self.scheme == .https ? 443 : 80
+        return self.port == defaultPort ? host : "\(host):\(self.port)"
+    }
+
+    var description: String { "\(self.scheme.rawValue)://\(self.hostHeader)" }
+}

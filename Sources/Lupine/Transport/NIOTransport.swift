@@ -1,0 +1,158 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Lupine's HTTP/1.1 engine on SwiftNIO: a connection pool with keep-alive reuse and per-host
+/// limits, streamed request and response bodies with backpressure, decompression, timeouts, TLS
+/// with a trust hook, and per-request metrics.
+///
+/// Create one per configuration and call ``shutdown()`` when done, or use ``shared``, which
+/// needs no shutdown. A transport that is never shut down leaks its idle connections until
+/// their idle timeout, and nothing worse.
+public final class NIOTransport: Transport {
+    /// A process-wide transport with the default configuration. ``shutdown()`` does nothing on it.
+    public static let shared = NIOTransport(configuration: TransportConfiguration(), isShared: true)
+
+    /// The settings this transport was created with.
+    public let configuration: TransportConfiguration
+    private let pool: ConnectionPool
+    private let isShared: Bool
+
+    /// Creates a transport running on `eventLoopGroup` (NIO's process-wide group by default).
+    public convenience init(
+        configuration: TransportConfiguration = TransportConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, isShared: false)
+    }
+
+    private init(
+        configuration: TransportConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        isShared: Bool
+    ) {
+        self.configuration = configuration
+        self.pool = ConnectionPool(configuration: configuration, eventLoopGroup: eventLoopGroup)
+        self.isShared = isShared
+    }
+
+    public func shutdown() async {
+        guard !self.isShared else { return }
+        await self.pool.shutdown()
+    }
+
+    public func execute(_ request: TransportRequest) async throws -> TransportResponse {
+        let key = try PoolKey(url: request.url, trustEvaluator: self.configuration.serverTrustEvaluator)
+        let metrics = MetricsRecorder()
+        let deadline = (request.timeout ?? self.configuration.requestTimeout).map { (NIODeadline.now() + $0, $0) }
+        var head = HTTPRequestHead(
+            version: .http1_1,
+            method: request.method,
+            uri: Self.requestTarget(of: request.url),
+            headers: request.headers
+        )
+        head.headers.replaceOrAdd(name: "Host", value: key.hostHeader)
+        let attempt = Attempt(head: head, url: request.url, key: key, metrics: metrics, deadline: deadline)
+
+        switch request.body?.source {
+        case nil:
+            return try await self.run(attempt, body: .none, replayable: true, produce: nil)
+        case .bytes(let bytes):
+            return try await self.run(attempt, body: .bytes(bytes), replayable: true, produce: nil)
+        case .stream(let length, let produce):
+            return try await self.run(attempt, body: .streamed(length: length), replayable: false, produce: produce)
+        case .file(let path, let chunkSize):
+            let file = FileBody(path: path, chunkSize: chunkSize)
+            return try await file.withOpenFile { length, produce in
+                try await self.run(attempt, body: .streamed(length: length), replayable: true, produce: produce)
+            }
+        }
+    }
+
+    /// What stays the same across the attempts of one request.
+    private struct Attempt {
+        let head: HTTPRequestHead
+        let url: URL
+        let key: PoolKey
+        let metrics: MetricsRecorder
+        let deadline: (at: NIODeadline, timeout: TimeAmount)?
+    }
+
+    /// Sends the request; when a reused connection turns out to have been closed by the server
+    /// before any response byte, an idempotent, replayable request is sent once more on a new connection.
+    private func run(
+        _ attempt: Attempt,
+        body: PreparedRequest.Body,
+        replayable: Bool,
+        produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
+    ) async throws -> TransportResponse {
+        let prepared = PreparedRequest(
+            head: attempt.head,
+            url: attempt.url,
+            body: body,
+            metrics: attempt.metrics,
+            readTimeout: self.configuration.readTimeout,
+            deadline: attempt.deadline
+        )
+        let mayRetry = replayable && attempt.head.method.isIdempotent
+        var isRetry = false
+        while true {
+            let connection = try await self.pool.lease(
+                attempt.key,
+                requiresNewConnection: isRetry,
+                deadline: attempt.deadline
+            )
+            do {
+                return try await Self.send(prepared, on: connection, produce: produce)
+            } catch TransportError.connectionClosedBeforeResponse
+                where mayRetry && !isRetry && attempt.metrics.snapshot.isReusedConnection
+            {
+                isRetry = true
+                attempt.metrics.record { $0 = TransportMetrics(fetchStart: $0.fetchStart) }
+            }
+        }
+    }
+
+    private static func send(
+        _ request: PreparedRequest,
+        on connection: HTTPConnection,
+        produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
+    ) async throws -> TransportResponse {
+        let head = connection.execute(request)
+        return try await withTaskCancellationHandler {
+            guard let produce else {
+                return try await head.get()
+            }
+            async let uploaded: Void = Self.upload(request, on: connection, produce: produce)
+            let response = try await head.get()
+            await uploaded
+            return response
+        } onCancel: {
+            connection.cancel(request)
+        }
+    }
+
+    private static func upload(
+        _ request: PreparedRequest,
+        on connection: HTTPConnection,
+        produce: @Sendable (RequestBodyWriter) async throws -> Void
+    ) async {
+        do {
+            try await produce(connection.bodyWriter)
+            try await connection.finishBody()
+        } catch {
+            connection.failBody(error, of: request)
+        }
+    }
+
+    /// The request target of an origin-form request line: the percent-encoded path and query.
+    static func requestTarget(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
+        if let query = url.query(percentEncoded: true) {
+            target += "?" + query
+        }
+        return target
+    }
+}

@@ -1,0 +1,42 @@
+import NIOCore
+
+/// Settings of a ``NIOTransport``: pool limits, timeouts, decompression and server trust.
+public struct TransportConfiguration: Sendable {
+    /// The most connections kept open to one scheme, host, port and trust setting. Further requests wait in order.
+    public var maximumConnectionsPerHost: Int
+    /// How long an unused keep-alive connection stays in the pool before it is closed.
+    public var idleConnectionTimeout: TimeAmount
+    /// How long name resolution, TCP connect and the TLS handshake may take together.
+    public var connectTimeout: TimeAmount
+    /// How long the server may send nothing while a response is awaited. `nil` waits forever.
+    public var readTimeout: TimeAmount?
+    /// The default limit for a whole request, from queueing to the last body byte. `nil` means none.
+    public var requestTimeout: TimeAmount?
+    /// Whether gzip and deflate response bodies are inflated (and `Accept-Encoding` is sent when absent).
+    public var decompressesResponses: Bool
+    /// The largest inflated-to-compressed size ratio accepted before the body is abandoned as a bomb.
+    public var decompressionRatioLimit: Int
+    /// Decides whether each new TLS connection's certificate chain is trusted.
+    public var serverTrustEvaluator: ServerTrustEvaluator
+
+    /// Creates a configuration; every parameter has the default a browser-like client would use.
+    public init(
+        maximumConnectionsPerHost: Int = 6,
+        idleConnectionTimeout: TimeAmount = .seconds(60),
+        connectTimeout: TimeAmount = .seconds(10),
+        readTimeout: TimeAmount? = .seconds(60),
+        requestTimeout: TimeAmount? = nil,
+        decompressesResponses: Bool = true,
+        decompressionRatioLimit: Int = 100,
+        serverTrustEvaluator: ServerTrustEvaluator = .system
+    ) {
+        self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+        self.idleConnectionTimeout = idleConnectionTimeout
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.requestTimeout = requestTimeout
+        self.decompressesResponses = decompressesResponses
+        self.decompressionRatioLimit = decompressionRatioLimit
+        self.serverTrustEvaluator = serverTrustEvaluator
+    }
+}

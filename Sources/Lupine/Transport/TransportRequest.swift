@@ -1,0 +1,42 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP request as the transport sends it: method, absolute URL, header fields and body.
+public struct TransportRequest: Sendable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The absolute `http` or `https` URL.
+    public var url: URL
+    /// The header fields. `Host`, `Content-Length` and `Transfer-Encoding` are set by the transport.
+    public var headers: HTTPHeaders
+    /// The body, or `nil` for none.
+    public var body: TransportRequestBody?
+    /// A limit for this whole request; `nil` uses the transport's ``TransportConfiguration/requestTimeout``.
+    public var timeout: TimeAmount?
+
+    /// Creates a request.
+    public init(
+        method: HTTPMethod = .GET,
+        url: URL,
+        headers: HTTPHeaders = [:],
+        body: TransportRequestBody? = nil,
+        timeout: TimeAmount? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+extension HTTPMethod {
+    /// Whether RFC 9110 §9.2.2 calls the method idempotent, so that a request may be retried safely.
+    var isIdempotent: Bool {
+        switch self {
+        case .GET, .HEAD, .OPTIONS, .TRACE, .PUT, .DELETE: return true
+        default: return false
+        }
+    }
+}

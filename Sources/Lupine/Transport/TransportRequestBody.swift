@@ -1,0 +1,63 @@
+import NIOCore
+
+/// Where a request body comes from. Bodies other than ``bytes(_:)`` are streamed in chunks as the
+/// socket accepts them, so a body of any size never sits in memory.
+public struct TransportRequestBody: Sendable {
+    enum Source: Sendable {
+        case bytes(ByteBuffer)
+        case file(path: String, chunkSize: Int)
+        case stream(length: Int?, produce: @Sendable (RequestBodyWriter) async throws -> Void)
+    }
+
+    let source: Source
+
+    /// A body held in memory.
+    public static func bytes(_ buffer: ByteBuffer) -> TransportRequestBody {
+        TransportRequestBody(source: .bytes(buffer))
+    }
+
+    /// A body held in memory.
+    public static func bytes(_ bytes: some Sequence<UInt8>) -> TransportRequestBody {
+        TransportRequestBody(source: .bytes(ByteBuffer(bytes: bytes)))
+    }
+
+    /// A body read from the file at `path` in chunks of `chunkSize` bytes, sent with its exact
+    /// `Content-Length`. A file that is missing fails the request before anything is sent; a file
+    /// that changes size while it is sent fails it with ``TransportError/requestBodyLengthMismatch(declared:produced:)``.
+    public static func file(path: String, chunkSize: Int = 64 * 1024) -> TransportRequestBody {
+        TransportRequestBody(source: .file(path: path, chunkSize: max(1, chunkSize)))
+    }
+
+    /// A body produced by an async sequence of buffers, sent with `Content-Length` when `length`
+    /// is given and chunked otherwise. The sequence is iterated only as fast as the socket drains.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks,
+        length: Int? = nil
+    ) -> TransportRequestBody where Chunks.Element == ByteBuffer {
+        TransportRequestBody(
+            source: .stream(length: length) { writer in
+                for try await chunk in chunks {
+                    try await writer.write(chunk)
+                }
+            }
+        )
+    }
+
+    /// Whether the body can be sent a second time (a retry on a fresh connection).
+    var isReplayable: Bool {
+        switch self.source {
+        case .bytes, .file: return true
+        case .stream: return false
+        }
+    }
+}
+
+/// Hands request body chunks to a connection, suspending while the socket's send buffer is full.
+public struct RequestBodyWriter: Sendable {
+    let writeChunk: @Sendable (ByteBuffer) async throws -> Void
+
+    /// Sends `chunk`, returning once the connection is ready to take more.
+    public func write(_ chunk: ByteBuffer) async throws {
+        try await self.writeChunk(chunk)
+    }
+}

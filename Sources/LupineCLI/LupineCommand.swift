@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `lupine` command-line tool.
+@main
+struct LupineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lupine",
+        abstract: "An HTTP client and test toolkit built on the Lupine library.",
+        subcommands: [ServeCommand.self]
+    )
+}

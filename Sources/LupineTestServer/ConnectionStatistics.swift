@@ -1,0 +1,21 @@
+/// Connection counts observed by a ``LupineTestServer`` across its main and fault listeners.
+///
+/// Tests use these to assert connection reuse: for example, several sequential keep-alive
+/// requests should leave `accepted == 1`.
+public struct ConnectionStatistics: Sendable, Equatable {
+    /// Connections accepted since the server started or since the last
+    /// ``LupineTestServer/resetConnectionStatistics()``.
+    public var accepted: Int
+    /// Connections open right now.
+    public var open: Int
+    /// The largest number of connections open at the same time since the server started or since
+    /// the last reset.
+    public var peakOpen: Int
+
+    /// Creates statistics with explicit counts.
+    public init(accepted: Int = 0, open: Int = 0, peakOpen: Int = 0) {
+        self.accepted = accepted
+        self.open = open
+        self.peakOpen = peakOpen
+    }
+}

@@ -1,0 +1,84 @@
+import NIOCore
+
+/// Tracks every connection accepted by the test server's listeners.
+///
+/// Each accepted channel gets a per-server increasing identifier (sent back to clients as
+/// `X-Lupine-Connection-ID`), is counted in the ``ConnectionStatistics``, and is remembered until it
+/// closes so that ``closeAll()`` can tear down stalled connections when the server stops.
+final class ConnectionRegistry: Sendable {
+    private struct Entry {
+        let identifier: Int
+        let channel: any Channel
+    }
+
+    private struct State {
+        var nextIdentifier = 1
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var statistics = ConnectionStatistics()
+        var isClosed = false
+    }
+
+    private let state = LockedState(State())
+
+    /// Registers a freshly accepted channel and returns its connection identifier.
+    ///
+    /// A channel accepted after ``closeAll()`` is closed straight away.
+    func register(_ channel: any Channel) -> Int {
+        let (identifier, isClosed) = state.withLock { state in
+            let identifier = state.nextIdentifier
+            state.nextIdentifier += 1
+            state.entries[ObjectIdentifier(channel)] = Entry(identifier: identifier, channel: channel)
+            state.statistics.accepted += 1
+            state.statistics.open += 1
+            state.statistics.peakOpen = max(state.statistics.peakOpen, state.statistics.open)
+            return (identifier, state.isClosed)
+        }
+        channel.closeFuture.whenComplete { _ in
+            self.unregister(channel)
+        }
+        if isClosed {
+            channel.close(promise: nil)
+        }
+        return identifier
+    }
+
+    /// The identifier assigned to `channel` when it was accepted, if it is still open.
+    func connectionIdentifier(of channel: any Channel) -> Int? {
+        state.withLock { $0.entries[ObjectIdentifier(channel)]?.identifier }
+    }
+
+    /// A snapshot of the connection counts.
+    var statistics: ConnectionStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// Restarts `accepted` from zero and `peakOpen` from the connections open now.
+    func resetStatistics() {
+        state.withLock { state in
+            state.statistics.accepted = 0
+            state.statistics.peakOpen = state.statistics.open
+        }
+    }
+
+    /// Closes every open connection and any connection registered from now on.
+    func closeAll() async {
+        let channels = state.withLock { state in
+            state.isClosed = true
+            return state.entries.values.map(\.channel)
+        }
+        for channel in channels {
+            channel.close(promise: nil)
+        }
+        for channel in channels {
+            try? await channel.closeFuture.get()
+        }
+    }
+
+    private func unregister(_ channel: any Channel) {
+        state.withLock { state in
+            if state.entries.removeValue(forKey: ObjectIdentifier(channel)) != nil {
+                state.statistics.open -= 1
+            }
+        }
+    }
+}

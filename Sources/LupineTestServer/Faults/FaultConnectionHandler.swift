@@ -1,0 +1,145 @@
+import NIOCore
+
+/// Answers fault-listener requests on one connection, one at a time, with the bytes their
+/// ``FaultEndpoint`` calls for.
+final class FaultConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = FaultRequest
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        /// Waiting for the next request.
+        case idle
+        /// Dripping a body; requests that arrive meanwhile wait in `queued`.
+        case dripping(remaining: Int, interval: TimeAmount, task: Scheduled<Void>?)
+        /// Answered a request with a stall or a close; later requests are read and dropped.
+        case silenced
+    }
+
+    private let connectionID: Int
+    private var state = State.idle
+    private var queued: [FaultRequest] = []
+    /// Set once `/keep-alive-once` has been answered on this connection.
+    private var servedKeepAliveOnce = false
+
+    init(connectionID: Int) {
+        self.connectionID = connectionID
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let request = unwrapInboundIn(data)
+        switch state {
+        case .idle:
+            respond(to: request, context: context)
+        case .dripping:
+            queued.append(request)
+        case .silenced:
+            break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if case .dripping(_, _, let task) = state {
+            task?.cancel()
+        }
+        state = .silenced
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func respond(to request: FaultRequest, context: ChannelHandlerContext) {
+        if servedKeepAliveOnce {
+            closeSilently(context)
+            return
+        }
+        let id = connectionID
+        switch FaultEndpoint(request) {
+        case .closeMidBody:
+            var response = RawResponse.head(headers: [("Content-Length", "1000")], connectionID: id)
+            response.writeImmutableBuffer(RawResponse.filler(400))
+            writeThenClose(response, context: context)
+        case .stallAfterHeaders:
+            state = .silenced
+            context.writeAndFlush(wrapOutboundOut(RawResponse.head(headers: [("Content-Length", "100")], connectionID: id)), promise: nil)
+        case .stallBeforeHeaders:
+            state = .silenced
+        case .malformedStatusLine:
+            let response = RawResponse.head("HTTP/1.1 abc NOT-A-STATUS", headers: [("Content-Length", "0")], connectionID: id)
+            writeThenClose(response, context: context)
+        case .oversizedHeaders:
+            let headers = RawResponse.oversizedHeaderLines + [("Content-Length", "0")]
+            writeThenClose(RawResponse.head(headers: headers, connectionID: id), context: context)
+        case .contentLengthTooLong:
+            var response = RawResponse.head(headers: [("Content-Length", "100")], connectionID: id)
+            response.writeImmutableBuffer(RawResponse.filler(60))
+            writeThenClose(response, context: context)
+        case .drip(let bytes, let interval):
+            let head = RawResponse.head(
+                headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(bytes))],
+                connectionID: id
+            )
+            context.writeAndFlush(wrapOutboundOut(head), promise: nil)
+            state = .dripping(remaining: bytes, interval: interval, task: nil)
+            drip(context: context)
+        case .keepAliveOnce:
+            servedKeepAliveOnce = true
+            let response = RawResponse.complete(contentType: "application/json", body: #"{"request":1}"#, connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+        case .http10:
+            var response = RawResponse.head("HTTP/1.0 200 OK", headers: [("Content-Type", "text/plain")], connectionID: id)
+            response.writeString("This HTTP/1.0 body ends when the connection closes.\n")
+            writeThenClose(response, context: context)
+        case .connectionClose:
+            let response = RawResponse.complete(
+                extraHeaders: [("Connection", "close")],
+                body: "This response closes the connection.\n",
+                connectionID: id
+            )
+            writeThenClose(response, context: context)
+        case .badRequest(let reason):
+            let response = RawResponse.complete("HTTP/1.1 400 Bad Request", body: reason + "\n", connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+        case .notFound:
+            let response = RawResponse.complete("HTTP/1.1 404 Not Found", body: "No such fault endpoint.\n", connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+        }
+    }
+
+    /// Sends the next dripped byte, or finishes the drip and moves on to queued requests.
+    private func drip(context: ChannelHandlerContext) {
+        guard case .dripping(let remaining, let interval, _) = state else { return }
+        guard remaining > 0 else {
+            state = .idle
+            respondToQueued(context: context)
+            return
+        }
+        let task = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            guard case .dripping = self.state else { return }
+            self.state = .dripping(remaining: remaining - 1, interval: interval, task: nil)
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "*")), promise: nil)
+            self.drip(context: context)
+        }
+        state = .dripping(remaining: remaining, interval: interval, task: task)
+    }
+
+    private func respondToQueued(context: ChannelHandlerContext) {
+        while case .idle = state, !queued.isEmpty {
+            respond(to: queued.removeFirst(), context: context)
+        }
+    }
+
+    private func writeThenClose(_ response: ByteBuffer, context: ChannelHandlerContext) {
+        state = .silenced
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(response)).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    private func closeSilently(_ context: ChannelHandlerContext) {
+        state = .silenced
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,61 @@
+import NIOCore
+
+/// The misbehaviours the fault listener can be asked for, by request path.
+enum FaultEndpoint: Equatable {
+    /// `/close-mid-body`: `Content-Length: 1000`, 400 bytes, then close.
+    case closeMidBody
+    /// `/stall-after-headers`: a head promising 100 bytes, then silence until the connection closes.
+    case stallAfterHeaders
+    /// `/stall-before-headers`: no answer at all.
+    case stallBeforeHeaders
+    /// `/malformed-status-line`: a status line HTTP parsers reject, then close.
+    case malformedStatusLine
+    /// `/oversized-headers`: about 200 KiB of header lines, then close.
+    case oversizedHeaders
+    /// `/content-length-too-long`: `Content-Length: 100`, 60 bytes, then close.
+    case contentLengthTooLong
+    /// `/drip?bytes=N&interval_ms=M`: N bytes, one every M milliseconds.
+    case drip(bytes: Int, interval: TimeAmount)
+    /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
+    /// then met with a silent close.
+    case keepAliveOnce
+    /// `/http10`: an HTTP/1.0 response delimited by closing the connection.
+    case http10
+    /// `/connection-close`: a complete response with `Connection: close`, then close.
+    case connectionClose
+    /// A request the listener cannot serve, with the reason.
+    case badRequest(String)
+    /// Any other path.
+    case notFound
+
+    /// Largest body `/drip` sends.
+    static let maximumDripBytes = 10 * 1024 * 1024
+
+    init(_ request: FaultRequest) {
+        switch request.path {
+        case "/close-mid-body": self = .closeMidBody
+        case "/stall-after-headers": self = .stallAfterHeaders
+        case "/stall-before-headers": self = .stallBeforeHeaders
+        case "/malformed-status-line": self = .malformedStatusLine
+        case "/oversized-headers": self = .oversizedHeaders
+        case "/content-length-too-long": self = .contentLengthTooLong
+        case "/keep-alive-once": self = .keepAliveOnce
+        case "/http10": self = .http10
+        case "/connection-close": self = .connectionClose
+        case "/drip": self = Self.drip(query: request.query)
+        default: self = .notFound
+        }
+    }
+
+    private static func drip(query: String?) -> FaultEndpoint {
+        let bytes = FormURLEncoding.firstValue(named: "bytes", in: query).map { Int($0) } ?? 10
+        let interval = FormURLEncoding.firstValue(named: "interval_ms", in: query).map { Int64($0) } ?? 100
+        guard let bytes, (0...maximumDripBytes).contains(bytes) else {
+            return .badRequest("bytes must be an integer in 0...\(maximumDripBytes)")
+        }
+        guard let interval, (0...60_000).contains(interval) else {
+            return .badRequest("interval_ms must be an integer in 0...60000")
+        }
+        return .drip(bytes: bytes, interval: .milliseconds(interval))
+    }
+}

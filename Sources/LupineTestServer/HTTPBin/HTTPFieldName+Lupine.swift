@@ -1,0 +1,12 @@
+import Hummingbird
+
+/// The type of a header name, reached through `HTTPFields` because Hummingbird re-exports
+/// `HTTPFields` but not `HTTPField`.
+typealias HTTPFieldName = HTTPFields.Element.Name
+
+extension HTTPFieldName {
+    /// The header carrying the server-assigned connection identifier on every response.
+    ///
+    /// The literal is a valid token, so the failable initializer cannot fail.
+    static let lupineConnectionID = HTTPFieldName("X-Lupine-Connection-ID")!
+}

@@ -1,0 +1,46 @@
+import CompressNIO
+import NIOCore
+
+/// The PNG served by `/image/png`: a 16×16 RGB gradient encoded in code.
+enum PNGImage {
+    static let width = 16
+    static let height = 16
+
+    /// The encoded image.
+    static func sample() throws -> [UInt8] {
+        var scanlines = ByteBuffer()
+        for y in 0..<height {
+            scanlines.writeInteger(UInt8(0))  // filter type: none
+            for x in 0..<width {
+                scanlines.writeBytes([UInt8(x * 16), UInt8(y * 16), 128])
+            }
+        }
+        let compressed = try scanlines.compress(with: .zlib())
+
+        var header: [UInt8] = []
+        header.appendBigEndian(UInt32(width))
+        header.appendBigEndian(UInt32(height))
+        header += [8, 2, 0, 0, 0]  // bit depth 8, truecolour, deflate, no filter, no interlace
+
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png += chunk("IHDR", header)
+        png += chunk("IDAT", Array(compressed.readableBytesView))
+        png += chunk("IEND", [])
+        return png
+    }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let typeAndData = Array(type.utf8) + data
+        var chunk: [UInt8] = []
+        chunk.appendBigEndian(UInt32(data.count))
+        chunk += typeAndData
+        chunk.appendBigEndian(CRC32.checksum(typeAndData))
+        return chunk
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func appendBigEndian(_ value: UInt32) {
+        append(contentsOf: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) })
+    }
+}

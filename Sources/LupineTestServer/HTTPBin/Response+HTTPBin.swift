@@ -1,0 +1,29 @@
+import Hummingbird
+
+extension Response {
+    /// A response whose body is `value` as pretty-printed JSON.
+    static func json(
+        _ value: JSONValue,
+        status: HTTPResponse.Status = .ok,
+        headers: HTTPFields = [:]
+    ) throws -> Response {
+        try bytes(value.encoded(), contentType: "application/json", status: status, headers: headers)
+    }
+
+    /// A response with a fixed body and `Content-Type`.
+    static func bytes(
+        _ bytes: some Sequence<UInt8>,
+        contentType: String,
+        status: HTTPResponse.Status = .ok,
+        headers: HTTPFields = [:]
+    ) -> Response {
+        var headers = headers
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// An empty response with a `Location` header.
+    static func redirect(to location: String, status: HTTPResponse.Status = .found) -> Response {
+        Response(status: status, headers: [.location: location])
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// An httpbin-compatible HTTP server run in-process on loopback, for testing HTTP clients.
+///
+/// It has two listeners on kernel-chosen ports:
+/// - the main listener (``baseURL``), a Hummingbird server with httpbin's endpoints (`/get`,
+///   `/post`, `/bytes/:n`, `/redirect/:n`, `/basic-auth/:user/:passwd`, `/gzip`, ...), optionally
+///   over TLS with a certificate chain generated at start;
+/// - the fault listener (``faultsBaseURL``), plain HTTP written by hand to misbehave on purpose
+///   (closing mid-body, stalling, malformed status lines, oversized headers, ...).
+///
+/// Every response from either listener carries `X-Lupine-Connection-ID`, a per-server number
+/// assigned when the connection was accepted.
+///
+/// ```swift
+/// let server = try await LupineTestServer.start()
+/// defer { Task { await server.stop() } }
+/// let url = server.baseURL.appending(path: "get")
+/// ```
+public final class LupineTestServer: Sendable {
+    /// The main listener's port.
+    public let port: Int
+    /// The main listener's URL, such as `http://127.0.0.1:PORT` or `https://[::1]:PORT`.
+    public let baseURL: URL
+    /// The fault listener's URL (always plain HTTP).
+    public let faultsBaseURL: URL
+    /// In TLS mode, the generated root CA certificate (DER) that the served leaf chains to.
+    public let certificateAuthorityDER: [UInt8]?
+    /// In TLS mode, the generated root CA certificate (PEM), for tools such as `curl --cacert`.
+    public let certificateAuthorityPEM: String?
+    /// In TLS mode, the served leaf certificate (DER), valid for `localhost`, `127.0.0.1` and `::1`.
+    public let leafCertificateDER: [UInt8]?
+
+    private let registry: ConnectionRegistry
+    private let serviceGroup: ServiceGroup
+    private let runTask: Task<Void, any Error>
+    private let faultListener: FaultListener
+    private let stopTask = LockedState<Task<Void, Never>?>(nil)
+
+    /// How long ``stop()`` waits for the main server to wind down before cancelling it.
+    private static let shutdownGrace: Duration = .seconds(1)
+
+    private init(
+        port: Int,
+        baseURL: URL,
+        faultsBaseURL: URL,
+        identity: ServerTLSIdentity?,
+        registry: ConnectionRegistry,
+        serviceGroup: ServiceGroup,
+        runTask: Task<Void, any Error>,
+        faultListener: FaultListener
+    ) {
+        self.port = port
+        self.baseURL = baseURL
+        self.faultsBaseURL = faultsBaseURL
+        self.certificateAuthorityDER = identity?.authority.certificateDER
+        self.certificateAuthorityPEM = identity?.authority.certificatePEM
+        self.leafCertificateDER = identity?.leaf.certificateDER
+        self.registry = registry
+        self.serviceGroup = serviceGroup
+        self.runTask = runTask
+        self.faultListener = faultListener
+    }
+
+    /// Starts both listeners and returns once they accept connections.
+    ///
+    /// Call ``stop()`` when done.
+    public static func start(_ configuration: Configuration = .init()) async throws -> LupineTestServer {
+        var logger = Logger(label: "LupineTestServer")
+        logger.logLevel = .critical
+        let registry = ConnectionRegistry()
+        let identity = configuration.tls ? try ServerTLSIdentity() : nil
+        let scheme = configuration.tls ? "https" : "http"
+
+        let router = Router(context: TestServerRequestContext.self, options: [.autoGenerateHeadEndpoints])
+        router.add(middleware: ConnectionIDMiddleware(registry: registry))
+        HTTPBinRoutes(scheme: scheme).register(on: router)
+
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int?.self)
+        let application = Application(
+            router: router,
+            server: try serverBuilder(configuration: configuration, identity: identity, registry: registry),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port)
+            },
+            logger: logger
+        )
+        let serviceGroup = ServiceGroup(
+            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger)
+        )
+        let runTask = Task {
+            defer { portContinuation.finish() }
+            try await serviceGroup.run()
+        }
+
+        var iterator = ports.makeAsyncIterator()
+        guard let boundPort = await iterator.next() else {
+            try await runTask.value
+            throw StartupError.serverExitedBeforeListening
+        }
+        do {
+            guard let port = boundPort else { throw StartupError.noBoundPort }
+            let faultListener = try await FaultListener.bind(
+                host: configuration.host,
+                registry: registry,
+                group: MultiThreadedEventLoopGroup.singleton
+            )
+            return LupineTestServer(
+                port: port,
+                baseURL: try url(scheme: scheme, host: configuration.host, port: port),
+                faultsBaseURL: try url(scheme: "http", host: configuration.host, port: faultListener.port),
+                identity: identity,
+                registry: registry,
+                serviceGroup: serviceGroup,
+                runTask: runTask,
+                faultListener: faultListener
+            )
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            _ = await runTask.result
+            throw error
+        }
+    }
+
+    /// Connection counts over both listeners.
+    public var connections: ConnectionStatistics {
+        registry.statistics
+    }
+
+    /// Restarts `accepted` from zero and `peakOpen` from the connections open now.
+    public func resetConnectionStatistics() {
+        registry.resetStatistics()
+    }
+
+    /// Closes both listeners and every open connection, stalled ones included.
+    ///
+    /// Returns promptly; calling it again, or concurrently, waits for the same shutdown.
+    public func stop() async {
+        let task = stopTask.withLock { task in
+            if let task { return task }
+            let newTask = Task { await self.shutDown() }
+            task = newTask
+            return newTask
+        }
+        await task.value
+    }
+
+    private func shutDown() async {
+        await serviceGroup.triggerGracefulShutdown()
+        await faultListener.close()
+        await registry.closeAll()
+        let runTask = self.runTask
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                _ = await runTask.result
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: Self.shutdownGrace)) != nil else { return }
+                runTask.cancel()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private static func serverBuilder(
+        configuration: Configuration,
+        identity: ServerTLSIdentity?,
+        registry: ConnectionRegistry
+    ) throws -> HTTPServerBuilder {
+        let http1 = HTTP1Channel.Configuration(idleTimeout: configuration.idleTimeout.map(TimeAmount.init))
+        let tlsConfiguration = try identity?.serverConfiguration()
+        return HTTPServerBuilder { responder in
+            let base = HTTP1Channel(responder: responder, configuration: http1)
+            guard let tlsConfiguration else {
+                return TrackedChildChannel(base: base, registry: registry)
+            }
+            return TrackedChildChannel(base: try TLSChannel(base, tlsConfiguration: tlsConfiguration), registry: registry)
+        }
+    }
+
+    private static func url(scheme: String, host: String, port: Int) throws -> URL {
+        let authorityHost = host.contains(":") ? "[\(host)]" : host
+        guard let url = URL(string: "\(scheme)://\(authorityHost):\(port)") else {
+            throw StartupError.invalidHost(host)
+        }
+        return url
+    }
+}

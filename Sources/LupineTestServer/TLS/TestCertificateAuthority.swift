@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// A throwaway certificate authority for tests: a self-signed P-256 root that issues server
+/// certificates for chosen names, addresses and validity periods.
+///
+/// ```swift
+/// let authority = try TestCertificateAuthority()
+/// let leaf = try authority.issueLeaf(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"])
+/// ```
+public struct TestCertificateAuthority: Sendable {
+    /// Errors raised while issuing certificates.
+    public enum Error: Swift.Error, Equatable {
+        /// A string given as an IP address is neither dotted IPv4 nor textual IPv6.
+        case invalidIPAddress(String)
+    }
+
+    /// The root certificate.
+    public let certificate: Certificate
+    /// The root's signing key.
+    public let privateKey: Certificate.PrivateKey
+    /// The root certificate, DER encoded.
+    public let certificateDER: [UInt8]
+    /// The root certificate, PEM encoded.
+    public let certificatePEM: String
+
+    /// Creates a root CA (`basicConstraints` CA, `keyCertSign`) with a fresh P-256 key.
+    ///
+    /// - Parameters:
+    ///   - commonName: The subject and issuer common name.
+    ///   - notValidBefore: Start of validity; defaults to an hour ago to absorb clock skew.
+    ///   - notValidAfter: End of validity; defaults to a day from now.
+    public init(
+        commonName: String = "Lupine Test Root CA",
+        notValidBefore: Date = Date().addingTimeInterval(-3600),
+        notValidAfter: Date = Date().addingTimeInterval(86400)
+    ) throws {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let name = try DistinguishedName {
+            OrganizationName("Lupine")
+            CommonName(commonName)
+        }
+        let extensions = try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            SubjectKeyIdentifier(hash: key.publicKey)
+        }
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: notValidBefore,
+            notValidAfter: notValidAfter,
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions,
+            issuerPrivateKey: key
+        )
+        self.certificate = certificate
+        self.privateKey = key
+        self.certificateDER = try Self.derBytes(of: certificate)
+        self.certificatePEM = try certificate.serializeAsPEM().pemString
+    }
+
+    /// Issues a server (leaf) certificate signed by this authority, with a fresh P-256 key.
+    ///
+    /// - Parameters:
+    ///   - commonName: The subject common name; defaults to the first DNS name.
+    ///   - dnsNames: `dNSName` subject alternative names.
+    ///   - ipAddresses: `iPAddress` subject alternative names, as `"127.0.0.1"` or `"::1"`.
+    ///   - notValidBefore: Start of validity; defaults to an hour ago.
+    ///   - notValidAfter: End of validity; defaults to a day from now. Pass a past date for an
+    ///     expired certificate.
+    /// - Returns: The certificate and its key.
+    public func issueLeaf(
+        commonName: String? = nil,
+        dnsNames: [String],
+        ipAddresses: [String] = [],
+        notValidBefore: Date = Date().addingTimeInterval(-3600),
+        notValidAfter: Date = Date().addingTimeInterval(86400)
+    ) throws -> IssuedCertificate {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        var alternativeNames = dnsNames.map(GeneralName.dnsName)
+        for address in ipAddresses {
+            guard let bytes = IPAddressBytes.parse(address) else {
+                throw Error.invalidIPAddress(address)
+            }
+            alternativeNames.append(.ipAddress(ASN1OctetString(contentBytes: bytes[...])))
+        }
+        let subject = try DistinguishedName {
+            OrganizationName("Lupine")
+            CommonName(commonName ?? dnsNames.first ?? ipAddresses.first ?? "Lupine Test Server")
+        }
+        let authorityKeyIdentifier = try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+        let extensions = try Certificate.Extensions {
+            Critical(BasicConstraints.notCertificateAuthority)
+            Critical(KeyUsage(digitalSignature: true))
+            try ExtendedKeyUsage([.serverAuth])
+            SubjectAlternativeNames(alternativeNames)
+            SubjectKeyIdentifier(hash: key.publicKey)
+            AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier)
+        }
+        let leaf = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: notValidBefore,
+            notValidAfter: notValidAfter,
+            issuer: certificate.subject,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions,
+            issuerPrivateKey: privateKey
+        )
+        return IssuedCertificate(
+            certificate: leaf,
+            privateKey: key,
+            certificateDER: try Self.derBytes(of: leaf),
+            certificatePEM: try leaf.serializeAsPEM().pemString
+        )
+    }
+
+    static func derBytes(of certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Compressed responses")
+struct CompressionTests {
+    @Test(arguments: [("gzip", "gzipped"), ("deflate", "deflated")])
+    func compressedEndpointsDecodeToHTTPBinJSON(encoding: String, flag: String) async throws {
+        try await withServer { server in
+            let client = try await server.connect()
+            let raw = try await client.request("GET", "/\(encoding)", headers: [("Accept-Encoding", encoding)])
+            #expect(raw.status == 200)
+            #expect(raw.header("Content-Encoding") == encoding)
+            #expect(throws: (any Error).self) { try raw.jsonObject() }
+
+            let (data, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent(encoding))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(json[flag] as? Bool == true)
+            #expect(json["method"] as? String == "GET")
+        }
+    }
+
+    @Test func gzipBombIsSmallOnTheWire() async throws {
+        try await withServer { server in
+            let client = try await server.connect()
+            let response = try await client.request("GET", "/gzip-bomb")
+            #expect(response.header("Content-Encoding") == "gzip")
+            #expect(Array(response.body.prefix(2)) == [0x1F, 0x8B])
+            #expect(response.body.count < 100 * 1024)
+        }
+    }
+}

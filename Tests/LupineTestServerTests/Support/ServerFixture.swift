@@ -1,0 +1,43 @@
+import Foundation
+import LupineTestServer
+
+/// Runs `body` against a freshly started server and stops the server afterwards, even on failure.
+func withServer<Result>(
+    _ configuration: LupineTestServer.Configuration = .init(),
+    _ body: (LupineTestServer) async throws -> Result
+) async throws -> Result {
+    let server = try await LupineTestServer.start(configuration)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+func eventually(
+    timeout: Duration = .seconds(5),
+    _ condition: () async throws -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
+}
+
+extension LupineTestServer {
+    /// A raw client connected to the main listener.
+    func connect() async throws -> RawHTTPClient {
+        try await RawHTTPClient.connect(to: baseURL)
+    }
+
+    /// A raw client connected to the fault listener.
+    func connectToFaults() async throws -> RawHTTPClient {
+        try await RawHTTPClient.connect(to: faultsBaseURL)
+    }
+}

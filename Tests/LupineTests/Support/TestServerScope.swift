@@ -1,0 +1,78 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import NIOCore
+
+/// Runs `body` with a freshly started test server and a transport, shutting both down afterwards
+/// whether `body` succeeds or throws.
+func withServerAndTransport<Result>(
+    server configuration: LupineTestServer.Configuration = .init(),
+    transport transportConfiguration: TransportConfiguration = .init(),
+    _ body: (LupineTestServer, NIOTransport) async throws -> Result
+) async throws -> Result {
+    let server = try await LupineTestServer.start(configuration)
+    let transport = NIOTransport(configuration: transportConfiguration)
+    do {
+        let result = try await body(server, transport)
+        await transport.shutdown()
+        await server.stop()
+        return result
+    } catch {
+        await transport.shutdown()
+        await server.stop()
+        throw error
+    }
+}
+
+extension URL {
+    /// `self` with `path` (and an optional query) appended.
+    func appending(_ pathAndQuery: String) -> URL {
+        URL(string: self.absoluteString + pathAndQuery) ?? self
+    }
+}
+
+extension NIOTransport {
+    /// Sends a request and reads its whole body (up to 256 MiB).
+    func fetch(_ request: TransportRequest) async throws -> (TransportResponse, ByteBuffer) {
+        let response = try await self.execute(request)
+        let body = try await response.body.collect(upTo: 256 * 1024 * 1024)
+        return (response, body)
+    }
+
+    /// GETs `url` and reads its whole body.
+    func get(_ url: URL) async throws -> (TransportResponse, ByteBuffer) {
+        try await self.fetch(TransportRequest(url: url))
+    }
+}
+
+extension ByteBuffer {
+    /// The buffer parsed as a JSON object.
+    var jsonObject: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(self.readableBytesView))) as? [String: Any]
+    }
+}
+
+/// Waits until `condition` holds, polling every few milliseconds, or fails after `timeout`.
+func waitUntil(
+    timeout: Duration = .seconds(5),
+    _ description: String,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            throw WaitTimeout(description: description)
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// ``waitUntil(timeout:_:_:)`` gave up.
+struct WaitTimeout: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The number of file descriptors this process has open.
+func openFileDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
