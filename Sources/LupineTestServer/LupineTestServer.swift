@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -44,7 +45,7 @@ public final class LupineTestServer: Sendable {
     private let stopTask = LockedState<Task<Void, Never>?>(nil)
 
     /// How long ``stop()`` waits for the main server to wind down before cancelling it.
-    private static let shutdownGrace: Duration = .seconds(1)
+    private static let shutdownGrace: Duration = .milliseconds(250)
 
     private init(
         port: Int,

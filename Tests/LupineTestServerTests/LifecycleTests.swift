@@ -45,4 +45,12 @@ struct LifecycleTests {
             #expect(try await faults.request("GET", "/nowhere").status == 404)
         }
     }
+
+    @Test func idleServerStopsQuickly() async throws {
+        let server = try await LupineTestServer.start()
+        let elapsed = await ContinuousClock().measure {
+            await server.stop()
+        }
+        #expect(elapsed < .milliseconds(500))
+    }
 }

@@ -18,7 +18,7 @@ struct TLSModeTests {
             let leaf = try Certificate(derEncoded: leafDER)
             for (hostname, address) in [("localhost", nil), (nil, "127.0.0.1"), (nil, "::1")] as [(String?, String?)] {
                 var verifier = Verifier(rootCertificates: CertificateStore([authority])) {
-                    RFC5280Policy(validationTime: Date())
+                    RFC5280Policy()
                     ServerIdentityPolicy(serverHostname: hostname, serverIP: address)
                 }
                 let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore())
@@ -44,7 +44,7 @@ struct TLSModeTests {
         let stranger = try TestCertificateAuthority(commonName: "Stranger CA")
         let leaf = try stranger.issueLeaf(dnsNames: ["localhost"])
         var verifier = Verifier(rootCertificates: CertificateStore([authority.certificate])) {
-            RFC5280Policy(validationTime: Date())
+            RFC5280Policy()
         }
         let result = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore())
         guard case .couldNotValidate = result else {
@@ -61,7 +61,7 @@ struct TLSModeTests {
             notValidAfter: Date().addingTimeInterval(-3600)
         )
         var verifier = Verifier(rootCertificates: CertificateStore([authority.certificate])) {
-            RFC5280Policy(validationTime: Date())
+            RFC5280Policy()
         }
         let result = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore())
         guard case .couldNotValidate = result else {

@@ -1,6 +1,5 @@
 /// A request head read by the fault listener.
 struct FaultRequest {
-    let method: String
     /// The path of the request target, without the query.
     let path: String
     /// The query of the request target, without `?`.

@@ -80,7 +80,6 @@ struct FaultRequestDecoder: ByteToMessageDecoder {
             )
         }
         return FaultRequest(
-            method: String(parts[0]),
             path: String(target[0]),
             query: target.count > 1 ? String(target[1]) : nil,
             headers: headers

@@ -9,14 +9,14 @@ extension HTTPBinRoutes {
             guard Self.hasBasicCredentials(request, user: user, password: try context.parameters.require("passwd")) else {
                 return Response(status: .unauthorized, headers: [.wwwAuthenticate: #"Basic realm="Fake Realm""#])
             }
-            return try .json(.object(["authenticated": .bool(true), "user": .string(user)]))
+            return try Response.json(.object(["authenticated": .bool(true), "user": .string(user)]))
         }
         router.get("/hidden-basic-auth/:user/:passwd") { request, context in
             let user = try context.parameters.require("user")
             guard Self.hasBasicCredentials(request, user: user, password: try context.parameters.require("passwd")) else {
                 throw HTTPError(.notFound)
             }
-            return try .json(.object(["authenticated": .bool(true), "user": .string(user)]))
+            return try Response.json(.object(["authenticated": .bool(true), "user": .string(user)]))
         }
         router.get("/bearer") { request, _ in
             guard let authorization = request.headers[.authorization],
@@ -25,7 +25,7 @@ extension HTTPBinRoutes {
                 return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
             }
             let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-            return try .json(.object(["authenticated": .bool(true), "token": .string(token)]))
+            return try Response.json(.object(["authenticated": .bool(true), "token": .string(token)]))
         }
     }
 

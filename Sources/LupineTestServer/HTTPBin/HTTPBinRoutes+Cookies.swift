@@ -15,7 +15,7 @@ extension HTTPBinRoutes {
                     cookies[name] = .string(parts.count > 1 ? String(parts[1]) : "")
                 }
             }
-            return try .json(.object(["cookies": .object(cookies)]))
+            return try Response.json(.object(["cookies": .object(cookies)]))
         }
         router.get("/cookies/set") { request, _ in
             let pairs = FormURLEncoding.parse(request.uri.query ?? "")
@@ -35,7 +35,7 @@ extension HTTPBinRoutes {
     }
 
     private static func redirectToCookies(setting cookies: [String]) -> Response {
-        var response = Response.redirect(to: "/cookies")
+        var response = Response.redirecting(to: "/cookies")
         response.headers[values: .setCookie] = cookies
         return response
     }

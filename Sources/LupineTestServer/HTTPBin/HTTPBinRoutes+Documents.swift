@@ -4,26 +4,26 @@ extension HTTPBinRoutes {
     /// `/json`, `/xml`, `/image`, `/image/png` and `/image/jpeg`.
     func registerDocuments(on router: Router<Context>) {
         router.get("/json") { _, _ in
-            try .json(SlideshowDocuments.json)
+            try Response.json(SlideshowDocuments.json)
         }
         router.get("/xml") { _, _ in
-            .bytes(Array(SlideshowDocuments.xml.utf8), contentType: "application/xml")
+            Response.bytes(Array(SlideshowDocuments.xml.utf8), contentType: "application/xml")
         }
         router.get("/image/png") { _, _ in
-            .bytes(try PNGImage.sample(), contentType: "image/png")
+            Response.bytes(try PNGImage.sample(), contentType: "image/png")
         }
         router.get("/image/jpeg") { _, _ in
-            .bytes(JPEGImage.sample, contentType: "image/jpeg")
+            Response.bytes(JPEGImage.sample, contentType: "image/jpeg")
         }
         router.get("/image") { request, _ in
             let accept = (request.headers[.accept] ?? "").lowercased()
             if accept.contains("image/jpeg") {
-                return .bytes(JPEGImage.sample, contentType: "image/jpeg")
+                return Response.bytes(JPEGImage.sample, contentType: "image/jpeg")
             }
             if accept.contains("image/png") || accept.contains("image/*") {
-                return .bytes(try PNGImage.sample(), contentType: "image/png")
+                return Response.bytes(try PNGImage.sample(), contentType: "image/png")
             }
-            return try .json(
+            return try Response.json(
                 .object([
                     "message": .string("Client did not request a supported media type."),
                     "accept": .array(["image/png", "image/jpeg", "image/*"].map(JSONValue.string)),

@@ -21,13 +21,13 @@ extension HTTPBinRoutes {
             }
         }
         router.get("/headers") { request, context in
-            try .json(.object(["headers": echo(request, context).headers]))
+            try Response.json(.object(["headers": echo(request, context).headers]))
         }
         router.get("/ip") { request, context in
-            try .json(.object(["origin": echo(request, context).origin]))
+            try Response.json(.object(["origin": echo(request, context).origin]))
         }
         router.get("/user-agent") { request, _ in
-            try .json(.object(["user-agent": request.headers[.userAgent].map(JSONValue.string) ?? .null]))
+            try Response.json(.object(["user-agent": request.headers[.userAgent].map(JSONValue.string) ?? .null]))
         }
     }
 }

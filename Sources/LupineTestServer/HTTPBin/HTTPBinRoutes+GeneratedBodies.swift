@@ -14,8 +14,7 @@ extension HTTPBinRoutes {
         }
         router.get("/stream-bytes/:n") { request, context in
             let length = try Self.integer("n", in: context, range: lengths)
-            let chunkSize = Int(try Self.number("chunk_size", in: request, default: 10240))
-            guard chunkSize > 0 else { throw HTTPError(.badRequest, message: "chunk_size must be positive") }
+            let chunkSize = try Self.integer("chunk_size", in: request, default: 10240, range: 1...(1 << 20))
             let body = GeneratedBody.deterministic(length: length)
                 .responseBody(range: 0..<length, chunkSize: chunkSize, declaresLength: false)
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
@@ -61,14 +60,11 @@ extension HTTPBinRoutes {
     /// with status `code`.
     private static func drip(_ request: Request) async throws -> Response {
         let duration = min(try number("duration", in: request, default: 2), 60)
-        let count = Int(try number("numbytes", in: request, default: 10))
         let delay = min(try number("delay", in: request, default: 0), 10)
-        let code = Int(try number("code", in: request, default: 200))
-        guard (1...10 * 1024 * 1024).contains(count) else {
-            throw HTTPError(.badRequest, message: "numbytes must be between 1 and 10485760")
-        }
-        guard (200...599).contains(code), duration >= 0, delay >= 0 else {
-            throw HTTPError(.badRequest, message: "code must be in 200...599 and durations non-negative")
+        let count = try integer("numbytes", in: request, default: 10, range: 1...(10 * 1024 * 1024))
+        let code = try integer("code", in: request, default: 200, range: 200...599)
+        guard duration >= 0, delay >= 0 else {
+            throw HTTPError(.badRequest, message: "duration and delay must not be negative")
         }
         if delay > 0 {
             try await Task.sleep(for: .seconds(delay))

@@ -7,17 +7,17 @@ extension HTTPBinRoutes {
         router.get("/redirect/:n") { request, context in
             let remaining = try Self.integer("n", in: context, range: 1...Int.max)
             if FormURLEncoding.firstValue(named: "absolute", in: request.uri.query)?.lowercased() == "true" {
-                return .redirect(to: absoluteRedirectTarget(remaining: remaining, request: request))
+                return Response.redirecting(to: absoluteRedirectTarget(remaining: remaining, request: request))
             }
-            return .redirect(to: Self.relativeRedirectTarget(remaining: remaining))
+            return Response.redirecting(to: Self.relativeRedirectTarget(remaining: remaining))
         }
         router.get("/relative-redirect/:n") { _, context in
             let remaining = try Self.integer("n", in: context, range: 1...Int.max)
-            return .redirect(to: Self.relativeRedirectTarget(remaining: remaining))
+            return Response.redirecting(to: Self.relativeRedirectTarget(remaining: remaining))
         }
         router.get("/absolute-redirect/:n") { request, context in
             let remaining = try Self.integer("n", in: context, range: 1...Int.max)
-            return .redirect(to: absoluteRedirectTarget(remaining: remaining, request: request))
+            return Response.redirecting(to: absoluteRedirectTarget(remaining: remaining, request: request))
         }
         on("/redirect-to", methods: Self.anyMethod, router: router) { request, _ in
             let query = request.uri.query
@@ -26,7 +26,7 @@ extension HTTPBinRoutes {
             }
             let requested = FormURLEncoding.firstValue(named: "status_code", in: query).flatMap { Int($0) }
             let code = requested.flatMap { (300...399).contains($0) ? $0 : nil } ?? 302
-            return .redirect(to: target, status: .init(code: code))
+            return Response.redirecting(to: target, status: .init(code: code))
         }
     }
 

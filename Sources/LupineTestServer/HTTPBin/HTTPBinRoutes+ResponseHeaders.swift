@@ -25,7 +25,7 @@ extension HTTPBinRoutes {
     /// A JSON object of `headers` plus the `Content-Length` of that very JSON, found by iterating
     /// until the length stops changing.
     private static func selfDescribingBody(_ headers: HTTPFields) throws -> [UInt8] {
-        var pairs: [(name: String, value: JSONValue)] = headers.map { ($0.name.canonicalName, .string($0.value)) }
+        var pairs: [(name: String, value: JSONValue)] = headers.map { ($0.name.rawName, .string($0.value)) }
         pairs.append(("Content-Length", .string("0")))
         var body: [UInt8] = []
         for _ in 0..<4 {

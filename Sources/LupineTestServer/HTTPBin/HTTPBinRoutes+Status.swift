@@ -15,7 +15,7 @@ extension HTTPBinRoutes {
             case 407:
                 headers[.proxyAuthenticate] = #"Basic realm="Fake Realm""#
             case 418:
-                return .bytes(Array("I'm a teapot\n".utf8), contentType: "text/plain", status: .init(code: code))
+                return Response.bytes(Array("I'm a teapot\n".utf8), contentType: "text/plain", status: .init(code: code))
             default:
                 break
             }

@@ -46,13 +46,30 @@ struct HTTPBinRoutes: Sendable {
         _ context: Context,
         headers: HTTPFields = [:]
     ) async throws -> Response {
-        try .json(.object(await echo(request, context).object(fields)), headers: headers)
+        try Response.json(.object(await echo(request, context).object(fields)), headers: headers)
     }
 
     /// The integer path parameter `name`, or a 400 error.
     static func integer(_ name: String, in context: Context, range: ClosedRange<Int> = 0...Int.max) throws -> Int {
         guard let value = context.parameters.get(name, as: Int.self), range.contains(value) else {
             throw HTTPError(.badRequest, message: "Path parameter \(name) must be an integer in \(range)")
+        }
+        return value
+    }
+
+    /// The integer query parameter `name`, `defaultValue` when absent, or a 400 error when it is not
+    /// an integer in `range`.
+    static func integer(
+        _ name: String,
+        in request: Request,
+        default defaultValue: Int,
+        range: ClosedRange<Int>
+    ) throws -> Int {
+        guard let text = FormURLEncoding.firstValue(named: name, in: request.uri.query) else {
+            return defaultValue
+        }
+        guard let value = Int(text), range.contains(value) else {
+            throw HTTPError(.badRequest, message: "Query parameter \(name) must be an integer in \(range)")
         }
         return value
     }

@@ -4,7 +4,7 @@ import Hummingbird
 /// Builds the request-describing JSON objects that httpbin returns (`args`, `headers`, `form`, ...).
 struct RequestEcho {
     /// The keys an endpoint includes in its body, named as httpbin names them.
-    enum Field: String, CaseIterable {
+    enum Field {
         case args, data, files, form, headers, json, method, origin, url
 
         static let get: Set<Field> = [.args, .headers, .origin, .url]

@@ -23,7 +23,7 @@ extension Response {
     }
 
     /// An empty response with a `Location` header.
-    static func redirect(to location: String, status: HTTPResponse.Status = .found) -> Response {
+    static func redirecting(to location: String, status: HTTPResponse.Status = .found) -> Response {
         Response(status: status, headers: [.location: location])
     }
 }

@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func stallAfterHeadersHitsTheReadTimeout() async throws {
-        try await withServerAndTransport(transport: .init(readTimeout: .milliseconds(200))) { server, transport in
+        try await withServerAndTransport(transport: .init(readTimeout: .seconds(1))) { server, transport in
             let response = try await transport.execute(
                 TransportRequest(url: server.faultsBaseURL.appending("/stall-after-headers"))
             )
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func stalledServerWithoutHeadersHitsTheReadTimeout() async throws {
-        try await withServerAndTransport(transport: .init(readTimeout: .milliseconds(200))) { server, transport in
+        try await withServerAndTransport(transport: .init(readTimeout: .seconds(1))) { server, transport in
             await #expect {
                 _ = try await transport.get(server.faultsBaseURL.appending("/stall-before-headers"))
             } throws: { error in

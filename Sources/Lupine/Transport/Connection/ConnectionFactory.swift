@@ -41,8 +41,6 @@ struct ConnectionFactory: Sendable {
         connected.futureResult.whenComplete { _ in timeout.cancel() }
 
         let trustRejection = NIOLockedValueBox<String?>(nil)
-        let handshake = eventLoop.makePromise(of: Void.self)
-        let requestHandler = NIOLockedValueBox<NIOLoopBound<HTTPClientRequestHandler>?>(nil)
         let decompression = self.configuration.decompressesResponses
         let ratio = self.configuration.decompressionRatioLimit
         let sslContext = self.sslContext
@@ -62,9 +60,7 @@ struct ConnectionFactory: Sendable {
                             rejection: trustRejection
                         )
                         try sync.addHandler(tlsHandler)
-                        try sync.addHandler(TLSHandshakeObserver(promise: handshake))
-                    } else {
-                        handshake.succeed()
+                        try sync.addHandler(TLSHandshakeObserver(eventLoop: channel.eventLoop))
                     }
                     let counters = ByteCountingHandler()
                     try sync.addHandler(counters)
@@ -73,12 +69,12 @@ struct ConnectionFactory: Sendable {
                         try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
                     }
                     let handler = HTTPClientRequestHandler(
+                        eventLoop: channel.eventLoop,
                         counters: counters,
                         decompressionRatioLimit: ratio,
                         onRequestFinished: onRequestFinished
                     )
                     try sync.addHandler(handler)
-                    requestHandler.withLockedValue { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
                 }
             }
 
@@ -98,16 +94,22 @@ struct ConnectionFactory: Sendable {
             case .success(let channel):
                 setup.mark(\.connectEnd)
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
-                handshake.futureResult.whenComplete { result in
+                // Happy eyeballs may have initialised several channels: take the handlers of the one that won.
+                let pipeline = channel.pipeline.syncOperations
+                guard let handler = try? pipeline.handler(type: HTTPClientRequestHandler.self) else {
+                    connected.fail(TransportError.connectionClosedBeforeResponse)
+                    return
+                }
+                let handshake =
+                    (try? pipeline.handler(type: TLSHandshakeObserver.self).handshakeCompleted)
+                    ?? channel.eventLoop.makeSucceededVoidFuture()
+                let boundHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                handshake.whenComplete { result in
                     switch result {
                     case .success:
                         if key.scheme == .https { setup.mark(\.secureConnectionEnd) }
-                        guard let handler = requestHandler.withLockedValue({ $0 }) else {
-                            connected.fail(TransportError.connectionClosedBeforeResponse)
-                            return
-                        }
                         connected.succeed(
-                            HTTPConnection(id: id, channel: channel, handler: handler, setupMetrics: setup.snapshot)
+                            HTTPConnection(id: id, channel: channel, handler: boundHandler, setupMetrics: setup.snapshot)
                         )
                     case .failure(let error):
                         if let reason = trustRejection.withLockedValue({ $0 }) {

@@ -12,19 +12,22 @@ struct FileBody: Sendable {
         _ body: (_ length: Int, _ produce: @escaping @Sendable (RequestBodyWriter) async throws -> Void) async throws -> Result
     ) async throws -> Result {
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
-        let opened: (handle: NIOFileHandle, length: Int)
+        let handle: NIOFileHandle
         do {
-            let handle = try await NIOThreadPool.singleton.runIfActive {
+            handle = try await NIOThreadPool.singleton.runIfActive {
                 try NIOFileHandle(_deprecatedPath: self.path)
             }
-            opened = (handle, Int(try await fileIO.readFileSize(fileHandle: handle)))
         } catch {
             throw TransportError.requestBodyFailed(underlying: error)
         }
-        defer { try? opened.handle.close() }
+        defer { try? handle.close() }
+        let length: Int
+        do {
+            length = Int(try await fileIO.readFileSize(fileHandle: handle))
+        } catch {
+            throw TransportError.requestBodyFailed(underlying: error)
+        }
         let chunkSize = self.chunkSize
-        let handle = opened.handle
-        let length = opened.length
         return try await body(length) { writer in
             var offset = 0
             while offset < length {

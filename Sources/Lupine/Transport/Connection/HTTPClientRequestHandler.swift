@@ -56,6 +56,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     private var state: State = .idle
     private var context: ChannelHandlerContext?
+    private let eventLoop: any EventLoop
     /// The consumer has enough buffered; a `read` is held back until it asks for more.
     private var readsPaused = false
     private var heldRead = false
@@ -64,10 +65,12 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     private let onRequestFinished: (_ reusable: Bool) -> Void
 
     init(
+        eventLoop: any EventLoop,
         counters: ByteCountingHandler,
         decompressionRatioLimit: Int,
         onRequestFinished: @escaping (_ reusable: Bool) -> Void
     ) {
+        self.eventLoop = eventLoop
         self.counters = counters
         self.decompressionRatioLimit = decompressionRatioLimit
         self.onRequestFinished = onRequestFinished
@@ -139,6 +142,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         case .streamed(nil):
             head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
         }
+        self.armReadTimer(execution, context: context)
         let metrics = request.metrics
         let headWritten = context.eventLoop.makePromise(of: Void.self)
         headWritten.futureResult.whenSuccess { metrics.mark(\.requestHeadSent) }
@@ -201,7 +205,9 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     /// The body source of the request identified by `token` failed; that request fails with it.
     func failBody(_ error: any Error, token: MetricsRecorder) {
-        guard self.isRunning(token) else { return }
+        guard self.isRunning(token), case .executing(let execution) = self.state,
+            case .sendingBody = execution.requestPhase
+        else { return }
         switch error {
         case let error as TransportError:
             self.fail(error)
@@ -230,6 +236,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             let waiter = execution.writabilityWaiter
         {
             execution.writabilityWaiter = nil
+            self.armReadTimer(execution, context: context)
             waiter.succeed()
         }
         context.fireChannelWritabilityChanged()
@@ -248,13 +255,10 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     private func failedFuture() -> EventLoopFuture<Void> {
-        guard let context else {
-            preconditionFailure("HTTPClientRequestHandler used after removal from its pipeline")
-        }
         if case .closed(let error) = self.state {
-            return context.eventLoop.makeFailedFuture(error)
+            return self.eventLoop.makeFailedFuture(error)
         }
-        return context.eventLoop.makeFailedFuture(TransportError.cancelled)
+        return self.eventLoop.makeFailedFuture(TransportError.cancelled)
     }
 
     // MARK: Reading the response
@@ -282,25 +286,31 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         case .end:
             guard case .streamingBody(let source, _, _) = execution.responsePhase else { return }
             execution.responsePhase = .complete
+            // Release the connection before the consumer learns the body ended, so that its next
+            // request finds the connection idle instead of opening another.
+            self.finish(execution, reusable: execution.keepAlive)
             source.finish()
-            if case .sent = execution.requestPhase {
-                self.finish(execution, reusable: execution.keepAlive)
-            } else {
-                // The server answered before the request body was complete; the connection's framing is lost.
-                self.finish(execution, reusable: false)
-            }
         }
     }
 
     private func receiveHead(_ head: HTTPResponseHead, execution: Execution, context: ChannelHandlerContext) {
         guard case .awaitingHead(let promise) = execution.responsePhase else { return }
-        execution.keepAlive = head.isKeepAlive
+        execution.keepAlive = head.isKeepAlive && execution.request.head.isKeepAlive
+        if case .sendingBody = execution.requestPhase {
+            // The server answered before the request body was complete: stop sending (the server
+            // has decided), and never reuse the connection, whose request framing is now broken.
+            execution.keepAlive = false
+            execution.requestPhase = .sent
+            execution.writabilityWaiter?.fail(TransportError.cancelled)
+            execution.writabilityWaiter = nil
+        }
         let expected = head.headers.first(name: "Content-Length").flatMap(Int.init)
         let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
+        let token = execution.request.metrics
         let delegate = ResponseBodyDelegate(
-            onProduceMore: { eventLoop.execute { loopBoundSelf.value.resumeReads() } },
-            onTerminate: { eventLoop.execute { loopBoundSelf.value.consumerStopped() } }
+            onProduceMore: { eventLoop.execute { loopBoundSelf.value.resumeReads(token: token) } },
+            onTerminate: { eventLoop.execute { loopBoundSelf.value.consumerStopped(token: token) } }
         )
         let sequence = ResponseBody.Producer.makeSequence(
             elementType: ByteBuffer.self,
@@ -330,6 +340,12 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         }
     }
 
+    /// The consumer of the request identified by `token` wants more.
+    private func resumeReads(token: MetricsRecorder) {
+        guard self.isRunning(token) else { return }
+        self.resumeReads()
+    }
+
     private func resumeReads() {
         self.readsPaused = false
         if self.heldRead, let context {
@@ -338,21 +354,28 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         }
     }
 
-    /// The consumer dropped the body before its end: cancel.
-    private func consumerStopped() {
-        guard case .executing(let execution) = self.state else { return }
-        if case .complete = execution.responsePhase { return }
+    /// The consumer of the request identified by `token` dropped the body before its end: cancel.
+    private func consumerStopped(token: MetricsRecorder) {
+        guard self.isRunning(token) else { return }
         self.fail(.cancelled)
     }
 
     // MARK: Timers
 
+    /// (Re)starts the idle timer: it fires when for `readTimeout` the server neither sent a byte
+    /// nor took one of ours. Silence that is ours (a consumer holding reads back, a body source
+    /// that is slow to produce) does not count.
     private func armReadTimer(_ execution: Execution, context: ChannelHandlerContext) {
-        guard let timeout = execution.request.readTimeout, case .sent = execution.requestPhase else { return }
+        guard let timeout = execution.request.readTimeout else { return }
         execution.readTimer?.cancel()
         execution.readTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            // While the consumer holds reads back, silence is ours, not the server's.
-            if self.readsPaused {
+            let waitingForOurBodySource: Bool
+            if case .sendingBody = execution.requestPhase, execution.writabilityWaiter == nil {
+                waitingForOurBodySource = true
+            } else {
+                waitingForOurBodySource = false
+            }
+            if self.readsPaused || waitingForOurBodySource {
                 self.armReadTimer(execution, context: context)
             } else {
                 self.fail(.readTimeout(timeout: timeout))
@@ -367,6 +390,8 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         self.endTimers(execution)
         self.recordByteCounts(execution)
         execution.request.metrics.mark(\.responseEnd)
+        execution.writabilityWaiter?.fail(TransportError.cancelled)
+        execution.writabilityWaiter = nil
         if reusable {
             self.state = .idle
         } else {

@@ -1,14 +1,23 @@
 import NIOCore
 import NIOTLS
 
-/// Completes a promise when the TLS handshake finishes, or fails it with the first error before that.
+/// Reports when its channel's TLS handshake finishes, or the first error before that.
 final class TLSHandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     private var promise: EventLoopPromise<Void>?
+    /// Succeeds when the handshake completes; fails if the channel errs or goes away first.
+    let handshakeCompleted: EventLoopFuture<Void>
 
-    init(promise: EventLoopPromise<Void>) {
+    init(eventLoop: any EventLoop) {
+        let promise = eventLoop.makePromise(of: Void.self)
         self.promise = promise
+        self.handshakeCompleted = promise.futureResult
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.promise?.fail(TransportError.connectionClosedBeforeResponse)
+        self.promise = nil
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

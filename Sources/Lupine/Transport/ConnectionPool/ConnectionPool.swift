@@ -16,13 +16,18 @@ final class ConnectionPool: Sendable {
     private enum Waiter {
         /// The ID is handed out but the request has not yet registered its continuation.
         case allocated
-        /// Cancelled before it registered; registration fails at once.
-        case cancelledEarly
+        /// Cancelled or timed out before it registered; registration fails at once.
+        case abandonedEarly(ConnectionPoolStateMachine.FailureReason)
         case waiting(
             CheckedContinuation<HTTPConnection, any Error>,
             timeout: TimeAmount?,
             timer: Scheduled<Void>?
         )
+    }
+
+    private enum LeaseOutcome {
+        case leased(HTTPConnection, Waiter?)
+        case requeued([Action])
     }
 
     private struct State {
@@ -62,11 +67,17 @@ final class ConnectionPool: Sendable {
                     }
                 }
                 let actions: [Action] = self.state.withLockedValue { state in
-                    guard case .allocated = state.waiters[waiter], !state.isShutDown else {
-                        let error: TransportError = state.isShutDown ? .shutdown : .cancelled
+                    let earlyFailure: ConnectionPoolStateMachine.FailureReason?
+                    switch state.waiters[waiter] {
+                    case .abandonedEarly(let reason): earlyFailure = reason
+                    default: earlyFailure = state.isShutDown ? .shutdown : nil
+                    }
+                    if let earlyFailure {
                         state.waiters[waiter] = nil
                         timer?.cancel()
-                        continuation.resume(throwing: error)
+                        continuation.resume(
+                            throwing: Self.error(for: earlyFailure, connectError: nil, timeout: deadline?.timeout)
+                        )
                         return []
                     }
                     state.waiters[waiter] = .waiting(continuation, timeout: deadline?.timeout, timer: timer)
@@ -108,13 +119,11 @@ final class ConnectionPool: Sendable {
         let actions: [Action] = self.state.withLockedValue { state in
             switch state.waiters[waiter] {
             case .allocated:
-                if reason == .cancelled {
-                    state.waiters[waiter] = .cancelledEarly
-                }
+                state.waiters[waiter] = .abandonedEarly(reason)
                 return []
             case .waiting:
                 return state.hosts[key]?.stateMachine.waiterAbandoned(waiter, reason: reason) ?? []
-            case .cancelledEarly, nil:
+            case .abandonedEarly, nil:
                 return []
             }
         }
@@ -151,15 +160,21 @@ final class ConnectionPool: Sendable {
             case .createConnection(let id):
                 self.createConnection(id, key: key)
             case .lease(let id, let waiter):
-                let (connection, waiting) = self.state.withLockedValue { state in
-                    (state.hosts[key]?.connections[id], state.waiters.removeValue(forKey: waiter))
+                let outcome: LeaseOutcome = self.state.withLockedValue { state in
+                    guard let connection = state.hosts[key]?.connections[id] else {
+                        // The connection closed between the decision and now: queue the waiter again.
+                        return .requeued(state.hosts[key]?.stateMachine.waiterArrived(waiter) ?? [])
+                    }
+                    return .leased(connection, state.waiters.removeValue(forKey: waiter))
                 }
-                guard case .waiting(let continuation, _, let timer) = waiting else { continue }
-                timer?.cancel()
-                if let connection {
+                switch outcome {
+                case .requeued(let actions):
+                    self.perform(actions, key: key)
+                case .leased(let connection, .waiting(let continuation, _, let timer)):
+                    timer?.cancel()
                     continuation.resume(returning: connection)
-                } else {
-                    continuation.resume(throwing: TransportError.connectionClosedBeforeResponse)
+                case .leased:
+                    continue
                 }
             case .scheduleIdleTimeout(let id, let generation):
                 guard let connection = self.state.withLockedValue({ $0.hosts[key]?.connections[id] }) else { continue }

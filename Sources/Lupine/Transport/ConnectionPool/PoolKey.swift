@@ -26,7 +26,11 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         }
         self.scheme = scheme
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.port = url.port ?? (scheme == .https ? 443 : 80)
+        let port = url.port ?? (scheme == .https ? 443 : 80)
+        guard (1...65535).contains(port) else {
+            throw TransportError.invalidURL(url.absoluteString)
+        }
+        self.port = port
         self.trustEvaluator = scheme == .https ? trustEvaluator : nil
     }
 
