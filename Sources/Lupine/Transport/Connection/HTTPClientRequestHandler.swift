@@ -33,6 +33,8 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         var responsePhase: ResponsePhase
         var keepAlive = true
         var readTimer: Scheduled<Void>?
+        /// The last time the server sent a byte or took one of ours.
+        var lastActivity = NIODeadline.now()
         var deadlineTimer: Scheduled<Void>?
         var writabilityWaiter: EventLoopPromise<Void>?
         let bytesReadAtStart: Int
@@ -142,7 +144,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         case .streamed(nil):
             head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
         }
-        self.armReadTimer(execution, context: context)
+        self.scheduleReadTimer(execution, in: request.readTimeout, context: context)
         let metrics = request.metrics
         let headWritten = context.eventLoop.makePromise(of: Void.self)
         headWritten.futureResult.whenSuccess { metrics.mark(\.requestHeadSent) }
@@ -236,7 +238,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             let waiter = execution.writabilityWaiter
         {
             execution.writabilityWaiter = nil
-            self.armReadTimer(execution, context: context)
+            execution.lastActivity = .now()
             waiter.succeed()
         }
         context.fireChannelWritabilityChanged()
@@ -248,7 +250,6 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         let endWritten = context.eventLoop.makePromise(of: Void.self)
         endWritten.futureResult.whenSuccess { metrics.mark(\.requestBodySent) }
         context.writeAndFlush(Self.wrapOutboundOut(.end(nil)), promise: endWritten)
-        self.armReadTimer(execution, context: context)
         if case .complete = execution.responsePhase {
             self.finish(execution, reusable: execution.keepAlive)
         }
@@ -270,7 +271,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             return
         }
         execution.request.metrics.mark(\.responseStart)
-        self.armReadTimer(execution, context: context)
+        execution.lastActivity = .now()
 
         switch Self.unwrapInboundIn(data) {
         case .head(let head):
@@ -362,21 +363,25 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     // MARK: Timers
 
-    /// (Re)starts the idle timer: it fires when for `readTimeout` the server neither sent a byte
-    /// nor took one of ours. Silence that is ours (a consumer holding reads back, a body source
-    /// that is slow to produce) does not count.
-    private func armReadTimer(_ execution: Execution, context: ChannelHandlerContext) {
-        guard let timeout = execution.request.readTimeout else { return }
-        execution.readTimer?.cancel()
-        execution.readTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            let waitingForOurBodySource: Bool
-            if case .sendingBody = execution.requestPhase, execution.writabilityWaiter == nil {
-                waitingForOurBodySource = true
-            } else {
-                waitingForOurBodySource = false
+    /// Schedules the idle check: the request fails when for `readTimeout` the server neither sent
+    /// a byte nor took one of ours. Activity only moves ``Execution/lastActivity``; the timer
+    /// re-schedules itself for the remainder, so a busy connection costs no timer churn. Silence
+    /// that is ours (a consumer holding reads back, a body source slow to produce) does not count.
+    private func scheduleReadTimer(_ execution: Execution, in delay: TimeAmount?, context: ChannelHandlerContext) {
+        guard let timeout = execution.request.readTimeout, let delay else { return }
+        execution.readTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+            let idle = NIODeadline.now() - execution.lastActivity
+            if idle < timeout {
+                self.scheduleReadTimer(execution, in: timeout - idle, context: context)
+                return
             }
-            if self.readsPaused || waitingForOurBodySource {
-                self.armReadTimer(execution, context: context)
+            var silenceIsOurs = self.readsPaused
+            if case .sendingBody = execution.requestPhase, execution.writabilityWaiter == nil {
+                silenceIsOurs = true
+            }
+            if silenceIsOurs {
+                execution.lastActivity = .now()
+                self.scheduleReadTimer(execution, in: timeout, context: context)
             } else {
                 self.fail(.readTimeout(timeout: timeout))
             }

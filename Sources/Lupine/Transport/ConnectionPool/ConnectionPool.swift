@@ -11,6 +11,8 @@ final class ConnectionPool: Sendable {
     private struct HostPool {
         var stateMachine: ConnectionPoolStateMachine
         var connections: [ConnectionID: HTTPConnection] = [:]
+        /// Timers of parked connections, cancelled when the connection is leased or closed.
+        var idleTimers: [ConnectionID: Scheduled<Void>] = [:]
     }
 
     private enum Waiter {
@@ -140,6 +142,7 @@ final class ConnectionPool: Sendable {
     private func connectionClosed(_ connection: ConnectionID, key: PoolKey) {
         let actions = self.state.withLockedValue { state in
             state.hosts[key]?.connections[connection] = nil
+            state.hosts[key]?.idleTimers.removeValue(forKey: connection)?.cancel()
             return state.hosts[key]?.stateMachine.connectionClosed(connection) ?? []
         }
         self.perform(actions, key: key)
@@ -165,6 +168,7 @@ final class ConnectionPool: Sendable {
                         // The connection closed between the decision and now: queue the waiter again.
                         return .requeued(state.hosts[key]?.stateMachine.waiterArrived(waiter) ?? [])
                     }
+                    state.hosts[key]?.idleTimers.removeValue(forKey: id)?.cancel()
                     return .leased(connection, state.waiters.removeValue(forKey: waiter))
                 }
                 switch outcome {
@@ -177,12 +181,20 @@ final class ConnectionPool: Sendable {
                     continue
                 }
             case .scheduleIdleTimeout(let id, let generation):
-                guard let connection = self.state.withLockedValue({ $0.hosts[key]?.connections[id] }) else { continue }
-                connection.eventLoop.scheduleTask(in: self.configuration.idleConnectionTimeout) { [weak self] in
-                    self?.idleTimeoutFired(id, key: key, generation: generation)
+                self.state.withLockedValue { state in
+                    guard let connection = state.hosts[key]?.connections[id] else { return }
+                    let timer = connection.eventLoop.scheduleTask(in: self.configuration.idleConnectionTimeout) {
+                        [weak self] in
+                        guard let self else { return }
+                        self.idleTimeoutFired(id, key: key, generation: generation)
+                    }
+                    state.hosts[key]?.idleTimers.updateValue(timer, forKey: id)?.cancel()
                 }
             case .closeConnection(let id):
-                let connection = self.state.withLockedValue { $0.hosts[key]?.connections.removeValue(forKey: id) }
+                let connection = self.state.withLockedValue { state in
+                    state.hosts[key]?.idleTimers.removeValue(forKey: id)?.cancel()
+                    return state.hosts[key]?.connections.removeValue(forKey: id)
+                }
                 connection?.close()
             case .failWaiter(let waiter, let reason):
                 let waiting = self.state.withLockedValue { $0.waiters.removeValue(forKey: waiter) }
