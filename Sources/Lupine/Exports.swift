@@ -1,0 +1,5 @@
+@_exported import struct NIOCore.ByteBuffer
+@_exported import struct NIOCore.TimeAmount
+@_exported import struct NIOHTTP1.HTTPHeaders
+@_exported import enum NIOHTTP1.HTTPMethod
+@_exported import enum NIOHTTP1.HTTPResponseStatus

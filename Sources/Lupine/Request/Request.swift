@@ -1,0 +1,74 @@
+import Foundation
+
+/// One HTTP request as the session layer builds it: what a request serializer produces and a
+/// task sends. A plain value: building or changing it never touches the network.
+public struct Request: Sendable {
+    /// Where the request body comes from.
+    public enum Body: Sendable {
+        /// No body.
+        case none
+        /// A body held in memory.
+        case bytes([UInt8])
+        /// A body streamed from a file in chunks.
+        case file(URL)
+        /// A body produced by an async sequence, with its length when known.
+        case stream(length: Int?, chunks: @Sendable () -> AsyncThrowingStream<ByteBuffer, any Error>)
+    }
+
+    /// How a cached response may be used. Lupine has no cache yet; the value travels with the
+    /// request for the response cache a later layer adds.
+    public enum CachePolicy: Sendable, Equatable {
+        /// Use the protocol's rules.
+        case useProtocolCachePolicy
+        /// Always go to the network.
+        case reloadIgnoringLocalCacheData
+        /// Use a cached response of any age, going to the network only without one.
+        case returnCacheDataElseLoad
+        /// Use only a cached response.
+        case returnCacheDataDontLoad
+    }
+
+    /// The absolute URL.
+    public var url: URL
+    /// The method.
+    public var method: HTTPMethod
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Body
+    /// How long the request may take as a whole, in seconds; `nil` for no limit.
+    public var timeoutInterval: TimeInterval?
+    /// How a cached response may be used.
+    public var cachePolicy: CachePolicy
+
+    /// Creates a request.
+    public init(
+        url: URL,
+        method: HTTPMethod = .GET,
+        headers: HTTPHeaders = [:],
+        body: Body = .none,
+        timeoutInterval: TimeInterval? = 60,
+        cachePolicy: CachePolicy = .useProtocolCachePolicy
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeoutInterval = timeoutInterval
+        self.cachePolicy = cachePolicy
+    }
+
+    /// The value of the header field `name` (case-insensitive), or `nil`.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        self.headers.first(name: name)
+    }
+
+    /// Sets the header field `name` to `value`, or removes it when `value` is `nil`.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
+        if let value {
+            self.headers.replaceOrAdd(name: name, value: value)
+        } else {
+            self.headers.remove(name: name)
+        }
+    }
+}

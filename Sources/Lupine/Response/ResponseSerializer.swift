@@ -1,0 +1,59 @@
+import Foundation
+
+/// What a response serializer makes of a body: a value, an error, or both — when only the
+/// status code is unacceptable, the body is still parsed and handed over with the error, as
+/// AFNetworking does.
+public struct SerializedResponse<Value: Sendable>: Sendable {
+    /// The parsed value, if the body could be parsed.
+    public var value: Value?
+    /// Why the response is not acceptable or could not be parsed, if so.
+    public var error: LupineError?
+
+    /// Creates a result.
+    public init(value: Value?, error: LupineError?) {
+        self.value = value
+        self.error = error
+    }
+}
+
+/// Turns a response head and body into a value, after validating the status code and content
+/// type. Serializers are pure values: they never touch the network, so they are testable with
+/// a head and some bytes.
+public protocol ResponseSerializer: Sendable {
+    /// The type of the values this serializer produces.
+    associatedtype SerializedObject: Sendable
+
+    /// The status codes that pass validation (default 200..<300).
+    var acceptableStatusCodes: IndexSet { get set }
+    /// The MIME types that pass validation; `nil` accepts any.
+    var acceptableContentTypes: Set<String>? { get set }
+
+    /// Validates and parses one response.
+    func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<SerializedObject>
+}
+
+extension ResponseSerializer {
+    /// Checks the status code and content type; a response with no MIME type and an empty body
+    /// passes the content-type check. Returns the validation error, or `nil` when valid.
+    public func validationError(head: ResponseHead?, data: [UInt8]) -> LupineError? {
+        guard let head else { return nil }
+        if let acceptable = self.acceptableContentTypes {
+            let mimeType = head.mimeType
+            let passes = mimeType.map { acceptable.contains($0) } ?? data.isEmpty
+            if !passes {
+                return .responseValidationFailed(
+                    .unacceptableContentType(
+                        contentType: mimeType,
+                        acceptable: acceptable.sorted(),
+                        head: head,
+                        body: data
+                    )
+                )
+            }
+        }
+        if !self.acceptableStatusCodes.contains(head.statusCode) {
+            return .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: data))
+        }
+        return nil
+    }
+}
