@@ -38,6 +38,14 @@ struct LupineBench {
             results.append(try await Self.asyncHTTPClientAsync(url: url, concurrency: concurrency, requests: requests))
         }
         ResultTable.print(results)
+
+        let jsonURL = base.absoluteString + "/get?x=1"
+        print("\nsession layer: GET \(jsonURL) (httpbin JSON), concurrency 1, both on Lupine's transport")
+        let layers = [
+            try await Self.lupine(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency / 4),
+            try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency / 4),
+        ]
+        ResultTable.printLayerCost(transport: layers[0], session: layers[1])
         await server?.stop()
     }
 
@@ -56,6 +64,23 @@ struct LupineBench {
             for try await _ in response.body {}
         }
         await transport.shutdown()
+        return result
+    }
+
+    static func sessionManager(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
+        let manager = HTTPSessionManager(
+            configuration: .init(maximumConnectionsPerHost: Self.connectionsPerHost, decompressesResponses: false)
+        )
+        let serializer = JSONResponseSerializer()
+        let result = try await LoadRunner.run(
+            client: "HTTPSessionManager + JSON",
+            concurrency: concurrency,
+            requests: requests,
+            warmUp: 200
+        ) {
+            _ = try await manager.request(.GET, url, serializer: serializer)
+        }
+        manager.invalidateSession(cancelingTasks: false)
         return result
     }
 

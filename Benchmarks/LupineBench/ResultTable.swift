@@ -4,20 +4,10 @@ import Foundation
 enum ResultTable {
     static func print(_ results: [BenchmarkResult]) {
         Swift.print("")
-        Swift.print(Self.row(["client", "conc", "requests", "req/s", "p50 µs", "p99 µs", "peak RSS MiB"]))
+        Swift.print(Self.header)
         Swift.print(String(repeating: "-", count: 96))
         for result in results {
-            Swift.print(
-                Self.row([
-                    result.client,
-                    "\(result.concurrency)",
-                    "\(result.requests)",
-                    String(format: "%.0f", result.requestsPerSecond),
-                    String(format: "%.0f", result.percentileMicroseconds(0.5)),
-                    String(format: "%.0f", result.percentileMicroseconds(0.99)),
-                    String(format: "%.1f", Double(result.peakRSSBytes) / 1_048_576),
-                ])
-            )
+            Swift.print(Self.row(for: result))
         }
         Swift.print("")
         for concurrency in Set(results.map(\.concurrency)).sorted() {
@@ -40,6 +30,31 @@ enum ResultTable {
                 )
             )
         }
+    }
+
+    /// Prints the bare transport and the session path side by side, with the latency the session adds.
+    static func printLayerCost(transport: BenchmarkResult, session: BenchmarkResult) {
+        Swift.print(Self.header)
+        for result in [transport, session] {
+            Swift.print(Self.row(for: result))
+        }
+        let addedMedian = session.percentileMicroseconds(0.5) - transport.percentileMicroseconds(0.5)
+        let addedMean = 1_000_000 / session.requestsPerSecond - 1_000_000 / transport.requestsPerSecond
+        Swift.print(String(format: "session layer adds %.1f µs per request at the median, %.1f µs on average", addedMedian, addedMean))
+    }
+
+    private static let header = Self.row(["client", "conc", "requests", "req/s", "p50 µs", "p99 µs", "peak RSS MiB"])
+
+    private static func row(for result: BenchmarkResult) -> String {
+        Self.row([
+            result.client,
+            "\(result.concurrency)",
+            "\(result.requests)",
+            String(format: "%.0f", result.requestsPerSecond),
+            String(format: "%.0f", result.percentileMicroseconds(0.5)),
+            String(format: "%.0f", result.percentileMicroseconds(0.99)),
+            String(format: "%.1f", Double(result.peakRSSBytes) / 1_048_576),
+        ])
     }
 
     private static func row(_ cells: [String]) -> String {

@@ -6,6 +6,9 @@ struct LupineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lupine",
         abstract: "An HTTP client and test toolkit built on the Lupine library.",
-        subcommands: [ServeCommand.self]
+        subcommands: [
+            GetCommand.self, HeadCommand.self, PostCommand.self, PutCommand.self, PatchCommand.self, DeleteCommand.self,
+            ServeCommand.self,
+        ]
     )
 }

@@ -56,4 +56,34 @@ extension ResponseSerializer {
         }
         return nil
     }
+
+    /// Applies the rule every serializer shares, AFNetworking's: validate first, then parse.
+    ///
+    /// - An unacceptable content type is returned alone: the body is not parsed.
+    /// - An unacceptable status code alone does not stop parsing: the parsed value is returned
+    ///   together with the validation error (which carries the body), so a 404 with a JSON body
+    ///   still hands over its JSON.
+    /// - When parsing fails, the validation error, if any, is reported in preference to the
+    ///   parsing error, since it is the first thing that went wrong; otherwise the parsing error.
+    ///
+    /// Custom serializers call this from ``serialize(head:data:request:)`` with their parser.
+    /// - Parameters:
+    ///   - head: The response head, or `nil` when none arrived (nothing is validated then).
+    ///   - data: The body bytes.
+    ///   - parse: Makes the value of the body; `nil` means the body holds no value.
+    public func validateThenParse(
+        head: ResponseHead?,
+        data: [UInt8],
+        parse: () throws(LupineError) -> SerializedObject?
+    ) -> SerializedResponse<SerializedObject> {
+        let validationError = self.validationError(head: head, data: data)
+        if case .responseValidationFailed(.unacceptableContentType) = validationError {
+            return SerializedResponse(value: nil, error: validationError)
+        }
+        do {
+            return SerializedResponse(value: try parse(), error: validationError)
+        } catch {
+            return SerializedResponse(value: nil, error: validationError ?? error)
+        }
+    }
 }

@@ -165,3 +165,17 @@ final class RawHTTPClient {
         }
     }
 }
+
+extension RawHTTPClient {
+    /// Whether the server closed the connection: an orderly end of stream and a reset both
+    /// count (Linux resets when unread bytes remain at close).
+    func isClosedByServer() async -> Bool {
+        do {
+            return try await self.readToEnd().isEmpty
+        } catch BlockingSocket.Failure.system(_, ECONNRESET) {
+            return true
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Validates a response and parses its body with `PropertyListSerialization`, as AFNetworking's
+/// `AFPropertyListResponseSerializer` does (XML, binary and OpenStep formats).
+///
+/// The value is the property list made `Sendable`: dictionaries are `[String: any Sendable]`,
+/// arrays `[any Sendable]`, and the leaves `String`, `Int`, `Double`, `Bool`, `Date` and `Data`.
+/// An empty body is no value and no error.
+public struct PropertyListResponseSerializer: ResponseSerializer {
+    /// The status codes that pass validation (default 200..<300).
+    public var acceptableStatusCodes: IndexSet
+    /// The MIME types that pass validation: `application/x-plist` by default.
+    public var acceptableContentTypes: Set<String>?
+
+    /// Creates a serializer.
+    public init(
+        acceptableStatusCodes: IndexSet = IndexSet(integersIn: 200..<300),
+        acceptableContentTypes: Set<String>? = ["application/x-plist"]
+    ) {
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.acceptableContentTypes = acceptableContentTypes
+    }
+
+    /// Validates the response and parses its body as a property list.
+    public func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
+        self.validateThenParse(head: head, data: data) { () throws(LupineError) -> (any Sendable)? in
+            guard !data.isEmpty else { return nil }
+            let object: Any
+            do {
+                object = try PropertyListSerialization.propertyList(from: Data(data), options: [], format: nil)
+            } catch {
+                throw .responseSerializationFailed(.propertyListSerializationFailed(reason: error.debugReason))
+            }
+            return FoundationObjectConverter.sendableValue(from: object, removingNulls: false)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// The Swift-concurrency call style: each verb returns the ``Response`` or throws the
+/// ``LupineError``; cancelling the calling Swift task cancels the request.
+extension HTTPSessionManager {
+    /// Sends `method` to `urlString` and serializes the response with `serializer`.
+    public func request<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod,
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        serializer: Serializer
+    ) async throws -> Response<Serializer.SerializedObject> {
+        let request: Request
+        do {
+            request = try self.makeRequest(method, urlString, parameters: parameters, headers: headers)
+        } catch {
+            throw RequestExecutor.lupineError(for: error)
+        }
+        return try await self.response(for: request, serializer: serializer)
+    }
+
+    /// Runs `request` as a data task and serializes its response with `serializer`.
+    public func response<Serializer: ResponseSerializer>(
+        for request: Request,
+        serializer: Serializer
+    ) async throws -> Response<Serializer.SerializedObject> {
+        let box = AsyncTaskBox()
+        let completion: TaskCompletion = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let task = self.dataTask(with: request, serializer: serializer) { completion in
+                    continuation.resume(returning: completion)
+                }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        if let error = completion.error {
+            throw error
+        }
+        guard let value = completion.serializedObject as? Serializer.SerializedObject else {
+            throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength)
+        }
+        return Response(
+            request: box.task?.currentRequest ?? request,
+            head: completion.response,
+            data: completion.responseData,
+            result: .success(value),
+            metrics: completion.metrics,
+            redirectChain: completion.redirectChain
+        )
+    }
+
+    /// `GET` with the manager's response serializer.
+    public func get(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil
+    ) async throws -> Response<any Sendable> {
+        try await self.request(.GET, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
+    }
+
+    /// `GET`, decoding the JSON body as `type`.
+    public func get<Value: Decodable & Sendable>(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        as type: Value.Type,
+        decoder: JSONDecoder = JSONDecoder()
+    ) async throws -> Response<Value> {
+        try await self.request(
+            .GET,
+            urlString,
+            parameters: parameters,
+            headers: headers,
+            serializer: DecodableResponseSerializer<Value>(decoder: decoder)
+        )
+    }
+
+    /// `HEAD`; the response has no body.
+    public func head(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil
+    ) async throws -> Response<[UInt8]> {
+        try await self.request(.HEAD, urlString, parameters: parameters, headers: headers, serializer: HTTPResponseSerializer())
+    }
+
+    /// `POST` with the manager's response serializer.
+    public func post(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil
+    ) async throws -> Response<any Sendable> {
+        try await self.request(.POST, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
+    }
+
+    /// `PUT` with the manager's response serializer.
+    public func put(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil
+    ) async throws -> Response<any Sendable> {
+        try await self.request(.PUT, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
+    }
+
+    /// `PATCH` with the manager's response serializer.
+    public func patch(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil
+    ) async throws -> Response<any Sendable> {
+        try await self.request(.PATCH, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
+    }
+
+    /// `DELETE` with the manager's response serializer.
+    public func delete(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil
+    ) async throws -> Response<any Sendable> {
+        try await self.request(.DELETE, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
+    }
+}
+
+/// Hands the task created inside a continuation to the cancellation handler outside it.
+///
+/// `@unchecked Sendable`: `task` and `cancelled` are read and written under `lock`.
+private final class AsyncTaskBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedTask: DataTask?
+    private var cancelled = false
+
+    var task: DataTask? { self.lock.withLock { self.storedTask } }
+
+    func set(_ task: DataTask) {
+        let cancelNow = self.lock.withLock {
+            self.storedTask = task
+            return self.cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        let task = self.lock.withLock {
+            self.cancelled = true
+            return self.storedTask
+        }
+        task?.cancel()
+    }
+}
+
+/// Any response serializer, with its value type erased to `any Sendable`.
+public struct ErasedResponseSerializer: ResponseSerializer {
+    private var base: any ResponseSerializer
+
+    /// Wraps `base`.
+    public init(_ base: any ResponseSerializer) {
+        self.base = base
+    }
+
+    public var acceptableStatusCodes: IndexSet {
+        get { self.base.acceptableStatusCodes }
+        set { self.base.acceptableStatusCodes = newValue }
+    }
+
+    public var acceptableContentTypes: Set<String>? {
+        get { self.base.acceptableContentTypes }
+        set { self.base.acceptableContentTypes = newValue }
+    }
+
+    /// Serializes with the wrapped serializer; a body that yields no value (an empty JSON body)
+    /// becomes `Optional<any Sendable>.none`, so a successful response always has a value.
+    public func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
+        let result = self.base.serializeAny(head: head, data: data, request: request)
+        return SerializedResponse(value: result.value ?? (Optional<any Sendable>.none as any Sendable), error: result.error)
+    }
+}

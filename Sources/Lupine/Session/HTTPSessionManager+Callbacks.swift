@@ -1,0 +1,128 @@
+import Foundation
+
+/// AFNetworking's call style: each verb builds the request, resumes a task and returns it, or
+/// returns `nil` after calling `failure` when the request cannot be built.
+extension HTTPSessionManager {
+    /// Called with the task and the serialized value when a request succeeds.
+    public typealias Success = @Sendable (DataTask, (any Sendable)?) -> Void
+    /// Called with the task (nil when none was created) and the error when a request fails.
+    public typealias Failure = @Sendable (DataTask?, LupineError) -> Void
+
+    /// `GET`, parameters in the query.
+    @discardableResult
+    public func get(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        success: Success?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(.GET, urlString, parameters, headers, uploadProgress: nil, downloadProgress: progress, success, failure)
+    }
+
+    /// `HEAD`, parameters in the query; `success` gets no value.
+    @discardableResult
+    public func head(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        success: (@Sendable (DataTask) -> Void)?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(.HEAD, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, { task, _ in success?(task) }, failure)
+    }
+
+    /// `POST`, parameters in the body.
+    @discardableResult
+    public func post(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        success: Success?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(.POST, urlString, parameters, headers, uploadProgress: progress, downloadProgress: nil, success, failure)
+    }
+
+    /// `PUT`, parameters in the body.
+    @discardableResult
+    public func put(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        success: Success?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(.PUT, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, success, failure)
+    }
+
+    /// `PATCH`, parameters in the body.
+    @discardableResult
+    public func patch(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        success: Success?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(.PATCH, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, success, failure)
+    }
+
+    /// `DELETE`, parameters in the query.
+    @discardableResult
+    public func delete(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        success: Success?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(.DELETE, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, success, failure)
+    }
+
+    /// Builds, creates and resumes a task for one verb (AFNetworking's `dataTaskWithHTTPMethod:…`).
+    private func dataTask(
+        _ method: HTTPMethod,
+        _ urlString: String,
+        _ parameters: [String: any Sendable]?,
+        _ headers: [String: String]?,
+        uploadProgress: (@Sendable (Progress) -> Void)?,
+        downloadProgress: (@Sendable (Progress) -> Void)?,
+        _ success: Success?,
+        _ failure: Failure?
+    ) -> DataTask? {
+        let request: Request
+        do {
+            request = try self.makeRequest(method, urlString, parameters: parameters, headers: headers)
+        } catch {
+            let lupineError = RequestExecutor.lupineError(for: error)
+            (self.completionQueue ?? self.eventQueue).async { failure?(nil, lupineError) }
+            return nil
+        }
+        let box = TaskBox()
+        let task = self.dataTask(
+            with: request,
+            uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress
+        ) { completion in
+            guard let task = box.task else { return }
+            if let error = completion.error {
+                failure?(task, error)
+            } else {
+                success?(task, completion.serializedObject)
+            }
+        }
+        box.task = task
+        task.resume()
+        return task
+    }
+}
+
+/// Hands a task to its own completion handler, which is created before the task exists.
+///
+/// `@unchecked Sendable`: `task` is written once, before the task is resumed, and only read after.
+private final class TaskBox: @unchecked Sendable {
+    var task: DataTask?
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A ``SessionManager`` for an HTTP API, as AFNetworking's `AFHTTPSessionManager`: a base URL,
+/// a request serializer, and the HTTP verbs in two styles — AFNetworking's closures and
+/// `async throws`.
+///
+/// `@unchecked Sendable`: the request serializer lives in a lock box; `baseURL` is immutable.
+open class HTTPSessionManager: SessionManager, @unchecked Sendable {
+    /// The URL relative request strings resolve against; a path without a trailing `/` gets one.
+    public let baseURL: URL?
+    private let serializer: NIOLockedValueBox<any RequestSerializer> = NIOLockedValueBox(HTTPRequestSerializer())
+
+    /// Creates a manager for `baseURL` on `transport` (by default the shared transport).
+    public init(baseURL: URL? = nil, transport: any Transport = NIOTransport.shared) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        super.init(transport: transport)
+    }
+
+    /// Creates a manager for `baseURL` with a transport of its own.
+    public init(baseURL: URL? = nil, configuration: TransportConfiguration) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        super.init(configuration: configuration)
+    }
+
+    /// Builds requests from URL strings and parameters (default ``HTTPRequestSerializer``).
+    public var requestSerializer: any RequestSerializer {
+        get { self.serializer.withLockedValue { $0 } }
+        set { self.serializer.withLockedValue { $0 = newValue } }
+    }
+
+    /// Builds the request for `method`, `urlString` (relative to ``baseURL``), `parameters` and extra `headers`.
+    public func makeRequest(
+        _ method: HTTPMethod,
+        _ urlString: String,
+        parameters: [String: any Sendable]?,
+        headers: [String: String]?
+    ) throws -> Request {
+        var request = try self.requestSerializer.request(
+            method: method,
+            urlString: urlString,
+            relativeTo: self.baseURL,
+            parameters: parameters
+        )
+        for (name, value) in (headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// AFNetworking's rule: a base URL with a path gets a trailing `/`, so relative paths append to it.
+    private static func withTrailingSlash(_ url: URL) -> URL {
+        guard !url.path.isEmpty, !url.absoluteString.hasSuffix("/") else { return url }
+        return URL(string: url.absoluteString + "/") ?? url
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import NIOCore
+
+/// What running a request produced, before response serialization.
+struct ExecutionOutcome: Sendable {
+    var request: Request
+    var head: ResponseHead?
+    var data: [UInt8] = []
+    var metrics: TransportMetrics?
+    var redirectChain: [URL] = []
+    var error: LupineError?
+}
+
+/// Runs one task's request on the transport: follows redirects, answers authentication
+/// challenges, asks the response hook, and reads the body chunk by chunk through the task's
+/// suspension gate, reporting progress.
+struct RequestExecutor: Sendable {
+    /// How many times one request may be re-sent with credentials before the 401 is delivered.
+    static let maximumAuthenticationAttempts = 5
+
+    let transport: any Transport
+    let hooks: SessionHooks
+    let maximumRedirects: Int
+    let credential: Credential?
+
+    func run(_ task: SessionTask) async -> ExecutionOutcome {
+        var outcome = ExecutionOutcome(request: task.originalRequest)
+        do {
+            try await self.run(task, into: &outcome)
+        } catch {
+            outcome.error = Self.lupineError(for: error)
+        }
+        return outcome
+    }
+
+    private func run(_ task: SessionTask, into outcome: inout ExecutionOutcome) async throws {
+        var request = task.originalRequest
+        var visited: Set<String> = [Self.visitKey(request)]
+        var authenticationFailures = 0
+        while true {
+            try Task.checkCancellation()
+            outcome.request = request
+            task.delegate.willSendBody(length: request.body.knownLength)
+            let response = try await self.transport.execute(TransportRequest(request))
+            let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
+            outcome.head = head
+            outcome.metrics = response.metrics
+            task.didReceive(head)
+
+            if let next = self.redirect(task, from: request, head: head) {
+                guard outcome.redirectChain.count < self.maximumRedirects else {
+                    throw LupineError.redirectFailed(.tooManyRedirects(limit: self.maximumRedirects))
+                }
+                guard visited.insert(Self.visitKey(next)).inserted else {
+                    throw LupineError.redirectFailed(.loop(next.url))
+                }
+                try await Self.discard(response.body)
+                outcome.redirectChain.append(request.url)
+                request = next
+                task.didFollowRedirect(to: next)
+                continue
+            }
+            if let credential = self.credential(for: task, head: head, failures: authenticationFailures) {
+                try await Self.discard(response.body)
+                authenticationFailures += 1
+                request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
+                continue
+            }
+            if self.hooks.didReceiveResponse?(task, head) == .cancel {
+                throw LupineError.cancelled
+            }
+            task.delegate.didSendBody(bytes: response.metrics.bodyBytesSent)
+            task.delegate.willReceiveBody(length: head.headers.first(name: "Content-Length").flatMap(Int.init))
+            outcome.data = try await self.readBody(response.body, of: task)
+            outcome.metrics = response.metrics
+            return
+        }
+    }
+
+    /// The next request when `head` is a redirect the session (and its hook) follows.
+    private func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) -> Request? {
+        guard let next = RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
+        guard let hook = self.hooks.willPerformRedirection else { return next }
+        return hook(task, head, next)
+    }
+
+    /// The credential to retry with when `head` is a Basic challenge that should be answered.
+    private func credential(for task: SessionTask, head: ResponseHead, failures: Int) -> Credential? {
+        guard head.statusCode == 401, failures < Self.maximumAuthenticationAttempts,
+            let header = head.headers.first(name: "WWW-Authenticate"),
+            let challenge = AuthenticationChallenge(
+                wwwAuthenticate: header,
+                host: head.url.host ?? "",
+                port: head.url.port ?? (head.url.scheme == "https" ? 443 : 80),
+                previousFailureCount: failures
+            ),
+            challenge.scheme.lowercased() == "basic"
+        else { return nil }
+        switch self.hooks.didReceiveChallenge?(task, challenge) ?? .performDefaultHandling {
+        case .useCredential(let credential):
+            return credential
+        case .performDefaultHandling:
+            return failures == 0 ? self.credential : nil
+        case .cancelAuthenticationChallenge:
+            task.cancel()
+            return nil
+        case .rejectProtectionSpace:
+            return nil
+        }
+    }
+
+    private func readBody(_ body: ResponseBody, of task: SessionTask) async throws -> [UInt8] {
+        var data: [UInt8] = []
+        var chunks = body.makeAsyncIterator()
+        while true {
+            await task.gate.pass()
+            try Task.checkCancellation()
+            guard let chunk = try await chunks.next() else { return data }
+            data.append(contentsOf: chunk.readableBytesView)
+            task.delegate.didReceiveBody(bytes: chunk.readableBytes)
+            self.hooks.didReceiveData?(task, chunk)
+        }
+    }
+
+    private static func discard(_ body: ResponseBody) async throws {
+        for try await _ in body {}
+    }
+
+    /// What identifies a hop for loop detection: method and URL, without the fragment the server never sees.
+    private static func visitKey(_ request: Request) -> String {
+        var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+        components?.fragment = nil
+        return "\(request.method.rawValue) \(components?.string ?? request.url.absoluteString)"
+    }
+
+    static func lupineError(for error: any Error) -> LupineError {
+        switch error {
+        case let error as LupineError: return error
+        case TransportError.cancelled, is CancellationError: return .cancelled
+        case let error as TransportError: return .transport(error)
+        default: return .transport(.requestBodyFailed(underlying: error))
+        }
+    }
+}
+
+extension Request.Body {
+    /// The body's length when known without reading it.
+    var knownLength: Int? {
+        switch self {
+        case .none: return 0
+        case .bytes(let bytes): return bytes.count
+        case .file(let url): return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        case .stream(let length, _): return length
+        }
+    }
+}
+
+extension TransportRequest {
+    /// The transport's form of a session request.
+    init(_ request: Request) {
+        let body: TransportRequestBody?
+        switch request.body {
+        case .none: body = nil
+        case .bytes(let bytes): body = .bytes(bytes)
+        case .file(let url): body = .file(path: url.path)
+        case .stream(let length, let chunks): body = .stream(chunks(), length: length)
+        }
+        self.init(
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            body: body,
+            timeout: request.timeoutInterval.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
+        )
+    }
+}

@@ -1,0 +1,37 @@
+/// Whether a data task goes on after its response head arrived.
+public enum ResponseDisposition: Sendable, Equatable {
+    /// Read the body.
+    case allow
+    /// Cancel the task.
+    case cancel
+}
+
+/// The closures a session or a single task may set to steer requests, as AFNetworking's block
+/// setters. A task's own hook, when set, is asked instead of the session's.
+public struct SessionHooks: Sendable {
+    /// Asked before following a redirect with the response and the request Lupine would send
+    /// next; return it (possibly changed) to follow, or `nil` to stop and deliver the redirect response.
+    public var willPerformRedirection: (@Sendable (SessionTask, ResponseHead, Request) -> Request?)?
+    /// Asked when the server demands credentials.
+    public var didReceiveChallenge: (@Sendable (SessionTask, AuthenticationChallenge) -> AuthenticationDisposition)?
+    /// Asked when a response head arrives.
+    public var didReceiveResponse: (@Sendable (SessionTask, ResponseHead) -> ResponseDisposition)?
+    /// Told about each body chunk as it arrives.
+    public var didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
+    /// Told when a task completes, with its error if it failed.
+    public var didComplete: (@Sendable (SessionTask, LupineError?) -> Void)?
+
+    /// No hooks.
+    public init() {}
+
+    /// `self`, with each hook that `override` sets taking precedence.
+    func overridden(by override: SessionHooks) -> SessionHooks {
+        var merged = self
+        merged.willPerformRedirection = override.willPerformRedirection ?? self.willPerformRedirection
+        merged.didReceiveChallenge = override.didReceiveChallenge ?? self.didReceiveChallenge
+        merged.didReceiveResponse = override.didReceiveResponse ?? self.didReceiveResponse
+        merged.didReceiveData = override.didReceiveData ?? self.didReceiveData
+        merged.didComplete = override.didComplete ?? self.didComplete
+        return merged
+    }
+}

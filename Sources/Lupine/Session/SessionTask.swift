@@ -1,0 +1,167 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A request in a session: it starts suspended, runs on ``resume()``, can be paused with
+/// ``suspend()`` (the transport then stops reading from the socket) and ended with ``cancel()``.
+/// Its completion handler runs exactly once, whatever the order of calls.
+///
+/// `@unchecked Sendable`: every mutable property lives in `storage`, guarded by its lock; the rest
+/// is immutable.
+open class SessionTask: @unchecked Sendable, CustomStringConvertible {
+    private struct MutableState {
+        var phase: TaskState = .suspended
+        var started = false
+        var runner: Task<Void, Never>?
+        var taskDescription: String?
+        var currentRequest: Request
+        var response: ResponseHead?
+        var metrics: TransportMetrics?
+        var error: LupineError?
+    }
+
+    /// An identifier unique within the session manager.
+    public let taskIdentifier: Int
+    /// The request as the task was created with.
+    public let originalRequest: Request
+    let delegate: TaskDelegate
+    let gate = SuspensionGate()
+    private let storage: NIOLockedValueBox<MutableState>
+    private let run: @Sendable (SessionTask) async -> Void
+    private let events: TaskEvents
+
+    init(
+        identifier: Int,
+        request: Request,
+        delegate: TaskDelegate,
+        events: TaskEvents,
+        run: @escaping @Sendable (SessionTask) async -> Void
+    ) {
+        self.taskIdentifier = identifier
+        self.originalRequest = request
+        self.delegate = delegate
+        self.events = events
+        self.run = run
+        self.storage = NIOLockedValueBox(MutableState(currentRequest: request))
+    }
+
+    /// Where the task is in its life.
+    public var state: TaskState { self.storage.withLockedValue { $0.phase } }
+    /// A description the app may set, as `URLSessionTask.taskDescription`.
+    public var taskDescription: String? {
+        get { self.storage.withLockedValue { $0.taskDescription } }
+        set { self.storage.withLockedValue { $0.taskDescription = newValue } }
+    }
+    /// The request being sent now (it changes when a redirect is followed).
+    public var currentRequest: Request { self.storage.withLockedValue { $0.currentRequest } }
+    /// The response head, once it arrived.
+    public var response: ResponseHead? { self.storage.withLockedValue { $0.response } }
+    /// The transport metrics, once the task completed.
+    public var metrics: TransportMetrics? { self.storage.withLockedValue { $0.metrics } }
+    /// The error the task failed with, once it completed.
+    public var error: LupineError? { self.storage.withLockedValue { $0.error } }
+    /// Body bytes received so far.
+    public var countOfBytesReceived: Int64 { self.delegate.downloadProgress.completedUnitCount }
+    /// Body bytes expected, or -1 when unknown.
+    public var countOfBytesExpectedToReceive: Int64 { self.delegate.downloadProgress.totalUnitCount }
+    /// Body bytes sent so far.
+    public var countOfBytesSent: Int64 { self.delegate.uploadProgress.completedUnitCount }
+    /// Body bytes to send, or -1 when unknown.
+    public var countOfBytesExpectedToSend: Int64 { self.delegate.uploadProgress.totalUnitCount }
+
+    /// Readings of the download progress, from now until the task completes.
+    public func downloadProgressUpdates() -> AsyncStream<TaskProgress> {
+        self.delegate.progressUpdates(upload: false)
+    }
+
+    /// Readings of the upload progress, from now until the task completes.
+    public func uploadProgressUpdates() -> AsyncStream<TaskProgress> {
+        self.delegate.progressUpdates(upload: true)
+    }
+
+    public var description: String {
+        "\(type(of: self))(\(self.taskIdentifier), \(self.originalRequest.method) \(self.originalRequest.url.absoluteString), \(self.state))"
+    }
+
+    /// Starts the task, or continues it after ``suspend()``. Does nothing once it is cancelled or completed.
+    public func resume() {
+        let startNow: Bool? = self.storage.withLockedValue { state in
+            guard state.phase == .suspended else { return nil }
+            state.phase = .running
+            defer { state.started = true }
+            return !state.started
+        }
+        guard let startNow else { return }
+        if startNow {
+            self.launch()
+        } else {
+            self.gate.open()
+        }
+        self.events.didResume(self)
+    }
+
+    /// Pauses a running task: no more body is read, so the server is held back by TCP flow control.
+    public func suspend() {
+        let suspended = self.storage.withLockedValue { state in
+            guard state.phase == .running else { return false }
+            state.phase = .suspended
+            return true
+        }
+        guard suspended else { return }
+        self.gate.close()
+        self.events.didSuspend(self)
+    }
+
+    /// Cancels the task; it completes with ``LupineError/cancelled``. Does nothing once completed.
+    public func cancel() {
+        let (runner, mustLaunch) = self.storage.withLockedValue { state -> (Task<Void, Never>?, Bool) in
+            guard state.phase == .running || state.phase == .suspended else { return (nil, false) }
+            state.phase = .canceling
+            defer { state.started = true }
+            return (state.runner, !state.started)
+        }
+        if mustLaunch {
+            // Never resumed: run it already cancelled, so completion follows the one usual path.
+            self.launch(cancelled: true)
+        }
+        runner?.cancel()
+        self.gate.open()
+    }
+
+    private func launch(cancelled: Bool = false) {
+        let runner = Task { await self.run(self) }
+        if cancelled {
+            runner.cancel()
+        }
+        self.storage.withLockedValue { $0.runner = runner }
+    }
+
+    /// Records a redirect's next request.
+    func didFollowRedirect(to request: Request) {
+        self.storage.withLockedValue { $0.currentRequest = request }
+    }
+
+    /// Records the response head.
+    func didReceive(_ head: ResponseHead) {
+        self.storage.withLockedValue { $0.response = head }
+    }
+
+    /// Marks the task completed; `false` when it already was, so completion is delivered once.
+    func complete(metrics: TransportMetrics?, error: LupineError?) -> Bool {
+        self.storage.withLockedValue { state in
+            guard state.phase != .completed else { return false }
+            state.phase = .completed
+            state.metrics = metrics
+            state.error = error
+            return true
+        }
+    }
+}
+
+/// A task whose response body is delivered in memory.
+public final class DataTask: SessionTask, @unchecked Sendable {}
+
+/// What a task tells its session when it is resumed or suspended.
+struct TaskEvents: Sendable {
+    let didResume: @Sendable (SessionTask) -> Void
+    let didSuspend: @Sendable (SessionTask) -> Void
+}

@@ -1,0 +1,44 @@
+import NIOConcurrencyHelpers
+
+/// A gate an async loop passes through before each step: open, it passes at once; closed, it
+/// waits until opened. A task's body reader waits here while the task is suspended, so the
+/// transport sees no demand and stops reading from the socket.
+final class SuspensionGate: Sendable {
+    private struct State {
+        var isOpen = true
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Closes the gate: later `pass()` calls wait.
+    func close() {
+        self.state.withLockedValue { $0.isOpen = false }
+    }
+
+    /// Opens the gate and releases everyone waiting.
+    func open() {
+        let waiters = self.state.withLockedValue { state in
+            state.isOpen = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters {
+            waiter.resume()
+        }
+    }
+
+    /// Returns when the gate is open.
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let passNow = self.state.withLockedValue { state in
+                if state.isOpen { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if passNow {
+                continuation.resume()
+            }
+        }
+    }
+}

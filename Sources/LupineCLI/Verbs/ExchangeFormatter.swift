@@ -1,0 +1,38 @@
+import Foundation
+import Lupine
+
+/// Formats request and response heads and bodies as httpie prints them.
+enum ExchangeFormatter {
+    static func requestHead(_ request: Request) -> String {
+        var target = request.url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = request.url.query(percentEncoded: true) { target += "?" + query }
+        var lines = ["\(request.method.rawValue) \(target) HTTP/1.1"]
+        if let host = request.url.host { lines.append("Host: \(host)\(request.url.port.map { ":\($0)" } ?? "")") }
+        lines += request.headers.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func responseHead(_ head: ResponseHead) -> String {
+        var lines = ["HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"]
+        lines += head.headers.map { "\($0.name): \($0.value)" }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The body as text; JSON pretty-printed with sorted keys when `pretty`.
+    static func body(_ data: [UInt8], head: ResponseHead?, pretty: Bool) -> String {
+        if pretty, head?.mimeType?.contains("json") == true,
+            let object = try? JSONSerialization.jsonObject(with: Data(data), options: .fragmentsAllowed),
+            let formatted = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+        {
+            return String(decoding: formatted, as: UTF8.self) + "\n"
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
+    }
+
+    /// Credentials never reach the terminal.
+    private static func redacted(_ name: String, _ value: String) -> String {
+        ["authorization", "cookie", "proxy-authorization"].contains(name.lowercased()) ? "<redacted>" : value
+    }
+}

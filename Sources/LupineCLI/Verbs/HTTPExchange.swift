@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Lupine
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs one request for an HTTP verb command: builds it from the items, sends it through an
+/// ``HTTPSessionManager``, prints what `--print` selects, and maps failures to exit codes.
+struct HTTPExchange {
+    let method: HTTPMethod
+    let options: RequestOptions
+
+    func run() async throws {
+        let request: Request
+        do {
+            request = try self.makeRequest()
+        } catch let error as LupineError {
+            throw Self.fail(error.description, code: 1)
+        }
+        let manager = HTTPSessionManager()
+        manager.maximumRedirects = self.options.maxRedirects
+        var serializer = HTTPResponseSerializer()
+        serializer.acceptableStatusCodes = IndexSet(integersIn: 100..<600)
+        let response: Response<[UInt8]>
+        do {
+            response = try await manager.response(for: request, serializer: serializer)
+        } catch let error as LupineError {
+            throw Self.fail(error.description, code: Self.exitCode(for: error))
+        }
+        self.print(request: response.request, response: response)
+        if self.options.checkStatus, let head = response.head, (300..<600).contains(head.statusCode) {
+            let line = "lupine: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)"
+            throw Self.fail(line, code: Int32(head.statusCode / 100))
+        }
+    }
+
+    /// The request the URL and items describe.
+    func makeRequest() throws -> Request {
+        var query: [String: any Sendable] = [:]
+        var fields: [String: Any] = [:]
+        var formFields: [String: any Sendable] = [:]
+        var headers = HTTPHeaders()
+        for item in self.options.requestItems {
+            switch item {
+            case .query(let name, let value):
+                query[name] = value
+            case .field(let name, let value):
+                fields[name] = value
+                formFields[name] = value
+            case .jsonField(let name, let json):
+                guard let value = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) else {
+                    throw LupineError.parameterEncodingFailed(.jsonEncodingFailed(parameters: "\(name):=\(json)", reason: "not valid JSON"))
+                }
+                fields[name] = value
+                formFields[name] = json
+            case .header(let name, let value):
+                headers.replaceOrAdd(name: name, value: value)
+            }
+        }
+        var urlString = self.options.absoluteURLString
+        if !query.isEmpty {
+            urlString += (urlString.contains("?") ? "&" : "?") + queryString(from: query)
+        }
+        guard let url = URL(string: urlString), url.host != nil else {
+            throw LupineError.invalidURL(self.options.url)
+        }
+        var request = Request(url: url, method: self.method, headers: headers, timeoutInterval: self.options.timeout)
+        if let auth = self.options.auth, let colon = auth.firstIndex(of: ":") {
+            let credential = Credential(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
+            request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
+        }
+        guard !fields.isEmpty else { return request }
+        if self.options.form {
+            request.body = .bytes(Array(queryString(from: formFields).utf8))
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+            }
+        } else {
+            let body = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
+            request.body = .bytes(Array(body))
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+            if request.value(forHTTPHeaderField: "Accept") == nil {
+                request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+            }
+        }
+        return request
+    }
+
+    private func print(request: Request, response: Response<[UInt8]>) {
+        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        let selection = self.options.verbose ? "HBhb" : (self.options.printSelection ?? (stdoutIsTerminal ? "hb" : "b"))
+        var output = ""
+        if selection.contains("H") {
+            output += ExchangeFormatter.requestHead(request) + "\n"
+        }
+        if selection.contains("B"), case .bytes(let body) = request.body, !body.isEmpty {
+            output += String(decoding: body, as: UTF8.self) + "\n\n"
+        }
+        if selection.contains("h"), let head = response.head {
+            output += ExchangeFormatter.responseHead(head) + "\n"
+        }
+        if selection.contains("b") {
+            output += ExchangeFormatter.body(response.data, head: response.head, pretty: stdoutIsTerminal)
+        }
+        FileHandle.standardOutput.write(Data(output.utf8))
+    }
+
+    /// httpie's exit codes: 2 for a timeout, 6 for too many redirects, 1 otherwise.
+    private static func exitCode(for error: LupineError) -> Int32 {
+        switch error {
+        case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout): return 2
+        case .redirectFailed: return 6
+        default: return 1
+        }
+    }
+
+    /// Writes `message` as one line on stderr and returns the exit code to throw.
+    private static func fail(_ message: String, code: Int32) -> ExitCode {
+        let line = message.hasPrefix("lupine:") ? message : "lupine: " + message
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        return ExitCode(code)
+    }
+}

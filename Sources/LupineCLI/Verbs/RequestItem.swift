@@ -1,0 +1,33 @@
+import Foundation
+
+/// One request item of httpie's syntax: `key==value` (query), `key=value` (data field),
+/// `key:=json` (raw JSON field) or `Header:value` (header).
+enum RequestItem: Equatable {
+    case query(name: String, value: String)
+    case field(name: String, value: String)
+    case jsonField(name: String, json: String)
+    case header(name: String, value: String)
+
+    /// The separators, longest first so that `==` wins over `=` and `:=` over `:` at the same position.
+    private static let separators = ["==", ":=", "=", ":"]
+
+    /// Parses `argument`, splitting at the earliest separator; `nil` when there is none or the name is empty.
+    init?(_ argument: String) {
+        var earliest: (range: Range<String.Index>, separator: String)?
+        for separator in Self.separators {
+            guard let range = argument.range(of: separator) else { continue }
+            if let current = earliest, current.range.lowerBound <= range.lowerBound { continue }
+            earliest = (range, separator)
+        }
+        guard let (range, separator) = earliest else { return nil }
+        let name = String(argument[..<range.lowerBound])
+        let value = String(argument[range.upperBound...])
+        guard !name.isEmpty else { return nil }
+        switch separator {
+        case "==": self = .query(name: name, value: value)
+        case ":=": self = .jsonField(name: name, json: value)
+        case "=": self = .field(name: name, value: value)
+        default: self = .header(name: name, value: value.trimmingCharacters(in: .whitespaces))
+        }
+    }
+}

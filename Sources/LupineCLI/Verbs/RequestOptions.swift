@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+
+/// The URL, request items and options every HTTP verb takes.
+struct RequestOptions: ParsableArguments {
+    @Argument(help: "The URL; `http://` is assumed when no scheme is given.")
+    var url: String
+
+    @Argument(
+        help: ArgumentHelp(
+            "Request items: key==value (query), key=value (data field), key:=json (raw JSON field), Header:value.",
+            valueName: "item"
+        )
+    )
+    var items: [String] = []
+
+    @Flag(help: "Send data fields as a JSON object (the default).")
+    var json = false
+
+    @Flag(help: "Send data fields as an application/x-www-form-urlencoded form.")
+    var form = false
+
+    @Option(help: ArgumentHelp("Basic authentication credentials.", valueName: "user:pass"))
+    var auth: String?
+
+    @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects.")
+    var maxRedirects = 10
+
+    @Flag(name: [.short, .long], help: "Print the request and response heads to stderr as well.")
+    var verbose = false
+
+    @Flag(name: .customLong("check-status"), help: "Exit with 3, 4 or 5 for a 3xx, 4xx or 5xx response.")
+    var checkStatus = false
+
+    @Option(
+        name: .customLong("print"),
+        help: ArgumentHelp(
+            "What to print: H request head, B request body, h response head, b response body.",
+            valueName: "HBhb"
+        )
+    )
+    var printSelection: String?
+
+    func validate() throws {
+        if json && form {
+            throw ValidationError("--json and --form exclude each other.")
+        }
+        if let auth, !auth.contains(":") {
+            throw ValidationError("--auth takes user:pass.")
+        }
+        if let timeout, !(timeout > 0) {
+            throw ValidationError("--timeout must be a positive number of seconds.")
+        }
+        if maxRedirects < 0 {
+            throw ValidationError("--max-redirects cannot be negative.")
+        }
+        for item in items where RequestItem(item) == nil {
+            throw ValidationError("\"\(item)\" is not a request item (key==value, key=value, key:=json or Header:value).")
+        }
+    }
+
+    /// The parsed request items, in order.
+    var requestItems: [RequestItem] { items.compactMap(RequestItem.init) }
+
+    /// The URL with `http://` added when the argument has no scheme.
+    var absoluteURLString: String {
+        url.contains("://") ? url : "http://" + url
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import NIOConcurrencyHelpers
+
+/// Runs `body` with a test server and an ``HTTPSessionManager`` whose base URL is the server's,
+/// on a transport of its own that is shut down afterwards.
+func withSessionManager<Result>(
+    server configuration: LupineTestServer.Configuration = .init(),
+    _ body: (LupineTestServer, HTTPSessionManager) async throws -> Result
+) async throws -> Result {
+    let server = try await LupineTestServer.start(configuration)
+    let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration())
+    do {
+        let result = try await body(server, manager)
+        manager.invalidateSession(cancelingTasks: true)
+        await server.stop()
+        return result
+    } catch {
+        manager.invalidateSession(cancelingTasks: true)
+        await server.stop()
+        throw error
+    }
+}
+
+/// Collects values from any thread.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = NIOLockedValueBox<[Value]>([])
+
+    func append(_ value: Value) {
+        self.values.withLockedValue { $0.append(value) }
+    }
+
+    var all: [Value] { self.values.withLockedValue { $0 } }
+}
+
+/// Observes the session notifications posted for one object, in order.
+final class NotificationRecorder {
+    let names = Recorder<String>()
+    private var observers: [any NSObjectProtocol] = []
+
+    init(names: [Notification.Name], object: AnyObject) {
+        let recorded = self.names
+        self.observers = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { notification in
+                recorded.append(notification.name.rawValue)
+            }
+        }
+    }
+
+    func stop() {
+        for token in self.observers {
+            NotificationCenter.default.removeObserver(token)
+        }
+    }
+}
+
+/// Runs an AFNetworking-style call and waits for its success or failure.
+func awaitCallback(
+    _ start: (@escaping @Sendable (Result<(any Sendable)?, LupineError>) -> Void) -> Void
+) async -> Result<(any Sendable)?, LupineError> {
+    await withCheckedContinuation { continuation in
+        start { continuation.resume(returning: $0) }
+    }
+}
+
+extension Optional where Wrapped == any Sendable {
+    /// The value as a JSON object.
+    var jsonObject: [String: any Sendable]? { self as? [String: any Sendable] }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// Task lifecycle: notifications, completion queue, progress, suspend and resume, cancellation.
+@Suite struct TaskLifecycleTests {
+    @Test func notificationsArriveOncePerEventInOrder() async throws {
+        try await withSessionManager { _, manager in
+            let request = try manager.makeRequest(.GET, "get", parameters: nil, headers: nil)
+            let completions = Recorder<TaskCompletion>()
+            let task = manager.dataTask(with: request) { completions.append($0) }
+            let recorder = NotificationRecorder(
+                names: [.lupineTaskDidResume, .lupineTaskDidSuspend, .lupineTaskDidComplete],
+                object: task
+            )
+            defer { recorder.stop() }
+            task.resume()
+            task.resume()
+            try await waitUntil("the complete notification is posted") {
+                recorder.names.all.contains(Notification.Name.lupineTaskDidComplete.rawValue)
+            }
+            #expect(recorder.names.all == [Notification.Name.lupineTaskDidResume.rawValue, Notification.Name.lupineTaskDidComplete.rawValue])
+            #expect(completions.all.count == 1)
+            #expect(task.state == .completed)
+            #expect(manager.tasks.isEmpty)
+        }
+    }
+
+    @Test func completionRunsOnTheCompletionQueueInsideTheGroup() async throws {
+        try await withSessionManager { _, manager in
+            let queue = DispatchQueue(label: "lupine.tests.completion")
+            let key = DispatchSpecificKey<String>()
+            queue.setSpecific(key: key, value: "completion")
+            let group = DispatchGroup()
+            manager.completionQueue = queue
+            manager.completionGroup = group
+            let onQueue: Bool = await withCheckedContinuation { continuation in
+                manager.get("get", success: { _, _ in
+                    continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "completion")
+                }, failure: { _, _ in continuation.resume(returning: false) })
+            }
+            #expect(onQueue)
+            #expect(group.wait(timeout: .now() + 5) == .success)
+        }
+    }
+
+    @Test func downloadProgressReachesOne() async throws {
+        try await withSessionManager { _, manager in
+            manager.responseSerializer = HTTPResponseSerializer()
+            let readings = Recorder<Double>()
+            let result = await awaitCallback { done in
+                manager.get(
+                    "bytes/200000",
+                    progress: { progress in readings.append(progress.fractionCompleted) },
+                    success: { _, value in done(.success(value)) },
+                    failure: { _, error in done(.failure(error)) }
+                )
+            }
+            #expect((try? result.get()) != nil)
+            #expect(readings.all.last == 1.0)
+            #expect(readings.all == readings.all.sorted())
+        }
+    }
+
+    @Test func progressAsAnAsyncSequenceEndsAtOne() async throws {
+        try await withSessionManager { _, manager in
+            manager.responseSerializer = HTTPResponseSerializer()
+            let request = try manager.makeRequest(.GET, "stream-bytes/300000", parameters: nil, headers: nil)
+            let task = manager.dataTask(with: request) { _ in }
+            let updates = task.downloadProgressUpdates()
+            task.resume()
+            var last: TaskProgress?
+            for await reading in updates {
+                last = reading
+            }
+            #expect(last?.fractionCompleted == 1.0)
+            #expect(last?.completedUnitCount == 300_000)
+        }
+    }
+
+    @Test func suspendStopsReadingAndResumeCompletes() async throws {
+        try await withSessionManager { _, manager in
+            manager.responseSerializer = HTTPResponseSerializer()
+            let size = 32 * 1024 * 1024
+            let request = try manager.makeRequest(.GET, "stream-bytes/\(size)", parameters: nil, headers: nil)
+            let completions = Recorder<TaskCompletion>()
+            let task = manager.dataTask(with: request) { completions.append($0) }
+            task.resume()
+            try await waitUntil("some body arrives") { task.countOfBytesReceived > 0 }
+            task.suspend()
+            #expect(task.state == .suspended)
+            var last: Int64 = -1
+            var unchanged = 0
+            try await waitUntil("reading stops") {
+                let now = task.countOfBytesReceived
+                unchanged = now == last ? unchanged + 1 : 0
+                last = now
+                return unchanged >= 20
+            }
+            #expect(last < Int64(size))
+            task.resume()
+            try await waitUntil(timeout: .seconds(30), "the task completes") { !completions.all.isEmpty }
+            #expect(completions.all.count == 1)
+            #expect(completions.all.first?.error == nil)
+            #expect(completions.all.first?.responseData.count == size)
+        }
+    }
+
+    @Test func cancelDuringTheBodyCompletesOnceWithCancellation() async throws {
+        try await withSessionManager { _, manager in
+            manager.responseSerializer = HTTPResponseSerializer()
+            let request = try manager.makeRequest(.GET, "drip?numbytes=100&duration=20", parameters: nil, headers: nil)
+            let completions = Recorder<TaskCompletion>()
+            let task = manager.dataTask(with: request) { completions.append($0) }
+            task.resume()
+            try await waitUntil("the body starts") { task.countOfBytesReceived > 0 || task.response != nil }
+            task.cancel()
+            task.cancel()
+            try await waitUntil("the task completes") { !completions.all.isEmpty }
+            task.resume()
+            task.cancel()
+            guard case .cancelled = completions.all.first?.error else {
+                Issue.record("expected cancellation, got \(String(describing: completions.all.first?.error))")
+                return
+            }
+            try await waitUntil("no second completion arrives") { task.state == .completed }
+            #expect(completions.all.count == 1)
+        }
+    }
+
+    @Test func cancellingTheSwiftTaskCancelsTheRequest() async throws {
+        try await withSessionManager { _, manager in
+            let call = Task { try await manager.get("delay/10") }
+            try await waitUntil("the request is running") { !manager.tasks.isEmpty }
+            call.cancel()
+            await #expect {
+                _ = try await call.value
+            } throws: { error in
+                guard case LupineError.cancelled = error else { return false }
+                return true
+            }
+        }
+    }
+
+    @Test func progressCancellationCancelsTheTask() async throws {
+        try await withSessionManager { _, manager in
+            let request = try manager.makeRequest(.GET, "delay/10", parameters: nil, headers: nil)
+            let completions = Recorder<TaskCompletion>()
+            let task = manager.dataTask(with: request) { completions.append($0) }
+            task.resume()
+            manager.downloadProgress(for: task).cancel()
+            try await waitUntil("the task completes") { !completions.all.isEmpty }
+            guard case .cancelled = completions.all.first?.error else {
+                Issue.record("expected cancellation")
+                return
+            }
+        }
+    }
+}
