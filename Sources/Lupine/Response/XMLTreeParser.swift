@@ -6,6 +6,11 @@ import FoundationXML
 /// Checks that bytes are a well-formed XML document and builds its ``ParsedXMLElement`` tree,
 /// with Foundation's `XMLParser`. External entities are never resolved.
 enum XMLTreeParser {
+    /// How deeply elements may nest: libxml2's own default limit. Foundation's parser on Linux
+    /// lifts that limit, and a tree nested much deeper could exhaust a thread's stack when it is
+    /// walked or freed, so a deeper document is refused.
+    static let maximumDepth = 256
+
     /// The root element of the document in `data`.
     static func rootElement(of data: [UInt8]) throws(LupineError) -> ParsedXMLElement {
         let parser = XMLParser(data: Data(data))
@@ -37,6 +42,7 @@ private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// Character data not yet added to the innermost open element.
     private var pendingText = ""
 
+    /// A parser error in words: its code's name and where the parser stood.
     static func reason(_ error: any Error, parser: XMLParser) -> String {
         let code = (error as NSError).code
         let name = XMLParser.ErrorCode(rawValue: code).map { String(describing: $0) } ?? "error \(code)"
@@ -51,6 +57,11 @@ private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         attributes attributeDict: [String: String] = [:]
     ) {
         self.flushText()
+        guard self.openElements.count < XMLTreeParser.maximumDepth else {
+            self.failure = "elements nested deeper than \(XMLTreeParser.maximumDepth) at line \(parser.lineNumber)"
+            parser.abortParsing()
+            return
+        }
         self.openElements.append(ParsedXMLElement(name: elementName, attributes: attributeDict))
     }
 

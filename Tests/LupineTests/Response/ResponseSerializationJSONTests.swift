@@ -60,6 +60,17 @@ import Testing
         #expect(list[1] as? Int == Int.max)
     }
 
+    @Test func deepestNestingJSONSerializationAllowsIsConverted() throws {
+        let depth = 512
+        var value = try #require(try self.serialize(String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).value)
+        var levels = 1
+        while let array = value as? [any Sendable], let first = array.first {
+            value = first
+            levels += 1
+        }
+        #expect(levels == depth)
+    }
+
     @Test func notFoundWithJSONBodyReturnsObjectAndStatusErrorWithBody() throws {
         let body = #"{"message":"no such user"}"#
         let result = try self.serialize(body, status: .notFound)

@@ -42,6 +42,18 @@ import Testing
         #expect(result.error?.serializationFailureReason?.contains("line 2") == true)
     }
 
+    @Test func nestingIsLimited() throws {
+        func nested(_ depth: Int) -> [UInt8] {
+            ResponseFixture.bytes(String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth))
+        }
+        let deepest = XMLParserResponseSerializer().serialize(head: try self.head(), data: nested(256), request: nil)
+        #expect(deepest.error == nil)
+        #expect(deepest.value?.name == "a")
+        let tooDeep = XMLParserResponseSerializer().serialize(head: try self.head(), data: nested(100_000), request: nil)
+        #expect(tooDeep.value == nil)
+        #expect(tooDeep.error?.serializationFailureReason?.contains("deeper than 256") == true)
+    }
+
     @Test func emptyBodyIsNoValueAndNoError() throws {
         let result = XMLParserResponseSerializer().serialize(head: try ResponseFixture.head(.noContent), data: [], request: nil)
         #expect(result.value == nil)

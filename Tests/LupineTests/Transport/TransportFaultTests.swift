@@ -46,11 +46,10 @@ import Testing
 
     @Test func stallAfterHeadersHitsTheReadTimeout() async throws {
         try await withServerAndTransport(transport: .init(readTimeout: .seconds(1))) { server, transport in
-            let response = try await transport.execute(
-                TransportRequest(url: server.faultsBaseURL.appending("/stall-after-headers"))
-            )
-            #expect(response.status == .ok)
+            let request = TransportRequest(url: server.faultsBaseURL.appending("/stall-after-headers"))
             await #expect {
+                let response = try await transport.execute(request)
+                #expect(response.status == .ok)
                 _ = try await response.body.collect(upTo: 1000)
             } throws: { error in
                 guard case TransportError.readTimeout = error else { return false }
