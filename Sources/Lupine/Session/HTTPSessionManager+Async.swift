@@ -28,7 +28,14 @@ extension HTTPSessionManager {
         let box = AsyncTaskBox()
         let completion: TaskCompletion = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = self.dataTask(with: request, serializer: serializer) { completion in
+                let task = self.makeDataTask(
+                    with: request,
+                    serializer: serializer,
+                    hooks: SessionHooks(),
+                    uploadProgress: nil,
+                    downloadProgress: nil,
+                    completesOnQueue: false
+                ) { completion in
                     continuation.resume(returning: completion)
                 }
                 box.set(task)

@@ -125,6 +125,28 @@ open class SessionManager: @unchecked Sendable {
         downloadProgress: (@Sendable (Progress) -> Void)? = nil,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) -> DataTask {
+        self.makeDataTask(
+            with: request,
+            serializer: serializer,
+            hooks: taskHooks,
+            uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress,
+            completesOnQueue: true,
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Creates a data task. With `completesOnQueue` false the completion handler runs directly
+    /// on the task's own Swift task, for callers that only resume a continuation with it.
+    func makeDataTask(
+        with request: Request,
+        serializer: any ResponseSerializer,
+        hooks taskHooks: SessionHooks,
+        uploadProgress: (@Sendable (Progress) -> Void)?,
+        downloadProgress: (@Sendable (Progress) -> Void)?,
+        completesOnQueue: Bool,
+        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+    ) -> DataTask {
         let delegate = TaskDelegate(
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
@@ -156,7 +178,7 @@ open class SessionManager: @unchecked Sendable {
                 isInvalidated
                 ? ExecutionOutcome(request: request, error: .sessionInvalidated)
                 : await executor.run(task)
-            self.complete(task, outcome: outcome, serializer: serializer, hooks: hooks)
+            self.complete(task, outcome: outcome, serializer: serializer, hooks: hooks, onQueue: completesOnQueue)
         }
         delegate.bind(to: task)
         self.settings.withLockedValue { $0.tasks[identifier] = task }
@@ -199,7 +221,8 @@ open class SessionManager: @unchecked Sendable {
         _ task: SessionTask,
         outcome: ExecutionOutcome,
         serializer: any ResponseSerializer,
-        hooks: SessionHooks
+        hooks: SessionHooks,
+        onQueue: Bool
     ) {
         let serialized = outcome.error == nil ? serializer.serializeAny(head: outcome.head, data: outcome.data, request: outcome.request) : nil
         let error = outcome.error ?? serialized?.error
@@ -218,7 +241,9 @@ open class SessionManager: @unchecked Sendable {
             return (settings.completionQueue ?? self.eventQueue, settings.completionGroup)
         }
         let handler = task.delegate.completionHandler
-        if let group {
+        if !onQueue {
+            handler(completion)
+        } else if let group {
             queue.async(group: group) { handler(completion) }
         } else {
             queue.async { handler(completion) }

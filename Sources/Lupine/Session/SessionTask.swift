@@ -60,13 +60,13 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// The error the task failed with, once it completed.
     public var error: LupineError? { self.storage.withLockedValue { $0.error } }
     /// Body bytes received so far.
-    public var countOfBytesReceived: Int64 { self.delegate.downloadProgress.completedUnitCount }
+    public var countOfBytesReceived: Int64 { self.delegate.downloadReading.completedUnitCount }
     /// Body bytes expected, or -1 when unknown.
-    public var countOfBytesExpectedToReceive: Int64 { self.delegate.downloadProgress.totalUnitCount }
+    public var countOfBytesExpectedToReceive: Int64 { self.delegate.downloadReading.totalUnitCount }
     /// Body bytes sent so far.
-    public var countOfBytesSent: Int64 { self.delegate.uploadProgress.completedUnitCount }
+    public var countOfBytesSent: Int64 { self.delegate.uploadReading.completedUnitCount }
     /// Body bytes to send, or -1 when unknown.
-    public var countOfBytesExpectedToSend: Int64 { self.delegate.uploadProgress.totalUnitCount }
+    public var countOfBytesExpectedToSend: Int64 { self.delegate.uploadReading.totalUnitCount }
 
     /// Readings of the download progress, from now until the task completes.
     public func downloadProgressUpdates() -> AsyncStream<TaskProgress> {

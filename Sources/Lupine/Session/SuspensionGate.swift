@@ -30,6 +30,10 @@ final class SuspensionGate: Sendable {
 
     /// Returns when the gate is open.
     func pass() async {
+        // The common case, an open gate, costs a lock and no suspension.
+        if self.state.withLockedValue({ $0.isOpen }) {
+            return
+        }
         await withCheckedContinuation { continuation in
             let passNow = self.state.withLockedValue { state in
                 if state.isOpen { return true }

@@ -1,24 +1,40 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Per-task bookkeeping, as AFNetworking's `AFURLSessionManagerTaskDelegate`: the task's upload
-/// and download `Progress`, the progress closures and streams, and the completion handler.
+/// Per-task bookkeeping, as AFNetworking's `AFURLSessionManagerTaskDelegate`: byte counts each
+/// way, the task's upload and download `Progress`, the progress closures and streams, and the
+/// completion handler.
 ///
-/// `@unchecked Sendable`: `Foundation.Progress` is thread-safe; the progress-stream
-/// continuations live in a lock box; everything else is immutable.
+/// The `Progress` objects are made only when someone asks for them (a progress closure, or
+/// ``SessionManager/uploadProgress(for:)``): Foundation's `Progress` is costly to update, and
+/// most requests never look at it.
+///
+/// `@unchecked Sendable`: all mutable state lives in `state`, guarded by its lock; `Progress`
+/// is thread-safe; the rest is immutable.
 final class TaskDelegate: @unchecked Sendable {
-    let uploadProgress = Progress(totalUnitCount: -1)
-    let downloadProgress = Progress(totalUnitCount: -1)
+    /// One direction's counts, its `Progress` once made, and its progress streams.
+    private struct Direction {
+        var completed: Int64 = 0
+        /// -1 while unknown. Never 0: Foundation's `Progress` traps when a total of zero meets
+        /// its fraction arithmetic, so an empty or absent body stays indeterminate.
+        var total: Int64 = -1
+        var progress: Progress?
+        var streams: [AsyncStream<TaskProgress>.Continuation] = []
+
+        var reading: TaskProgress { TaskProgress(completedUnitCount: self.completed, totalUnitCount: self.total) }
+    }
+
+    private struct State {
+        var upload = Direction()
+        var download = Direction()
+        var isFinished = false
+        weak var task: SessionTask?
+    }
+
+    private let state = NIOLockedValueBox(State())
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
     let completionHandler: @Sendable (TaskCompletion) -> Void
-    private let streams = NIOLockedValueBox(ProgressStreams())
-
-    private struct ProgressStreams {
-        var upload: [AsyncStream<TaskProgress>.Continuation] = []
-        var download: [AsyncStream<TaskProgress>.Continuation] = []
-        var isFinished = false
-    }
 
     init(
         uploadProgress: (@Sendable (Progress) -> Void)?,
@@ -30,65 +46,63 @@ final class TaskDelegate: @unchecked Sendable {
         self.completionHandler = completionHandler
     }
 
-    /// Lets the progress objects drive the task: cancelling, pausing or resuming a progress
-    /// cancels, suspends or resumes the task.
+    /// Binds the delegate to its task, so that progress objects can drive it.
     func bind(to task: SessionTask) {
-        for progress in [self.uploadProgress, self.downloadProgress] {
-            progress.isCancellable = true
-            progress.isPausable = true
-            progress.cancellationHandler = { [weak task] in task?.cancel() }
-            progress.pausingHandler = { [weak task] in task?.suspend() }
-            progress.resumingHandler = { [weak task] in task?.resume() }
-        }
+        self.state.withLockedValue { $0.task = task }
     }
 
-    // Foundation's `Progress` traps when a total of zero meets its fraction arithmetic, so
-    // an empty or absent body leaves the total indeterminate (-1) instead.
+    /// The upload `Progress`, made on first use; cancelling, pausing or resuming it drives the task.
+    var uploadProgress: Progress { self.progress(\.upload) }
+    /// The download `Progress`, made on first use; cancelling, pausing or resuming it drives the task.
+    var downloadProgress: Progress { self.progress(\.download) }
+    /// Upload byte counts so far.
+    var uploadReading: TaskProgress { self.state.withLockedValue { $0.upload.reading } }
+    /// Download byte counts so far.
+    var downloadReading: TaskProgress { self.state.withLockedValue { $0.download.reading } }
 
     /// The request body is `length` bytes (or unknown when `nil`).
     func willSendBody(length: Int?) {
-        self.uploadProgress.totalUnitCount = Self.total(length)
+        self.update(\.upload, handler: nil) { $0.total = Self.total(length) }
     }
 
     /// The whole request body went out.
     func didSendBody(bytes: Int) {
         guard bytes > 0 else { return }
-        if self.uploadProgress.totalUnitCount < 0 {
-            self.uploadProgress.totalUnitCount = Int64(bytes)
+        self.update(\.upload, handler: self.uploadProgressHandler) { direction in
+            if direction.total < 0 { direction.total = Int64(bytes) }
+            direction.completed = Int64(bytes)
         }
-        self.uploadProgress.completedUnitCount = Int64(bytes)
-        self.report(self.uploadProgress, to: \.upload, handler: self.uploadProgressHandler)
     }
 
     /// The response head announced `length` body bytes (or an unknown length when `nil`).
     func willReceiveBody(length: Int?) {
-        self.downloadProgress.completedUnitCount = 0
-        self.downloadProgress.totalUnitCount = Self.total(length)
+        self.update(\.download, handler: nil) { direction in
+            direction.completed = 0
+            direction.total = Self.total(length)
+        }
     }
 
     /// `bytes` more body bytes arrived.
     func didReceiveBody(bytes: Int) {
-        self.downloadProgress.completedUnitCount += Int64(bytes)
-        self.report(self.downloadProgress, to: \.download, handler: self.downloadProgressHandler)
+        self.update(\.download, handler: self.downloadProgressHandler) { $0.completed += Int64(bytes) }
     }
 
     /// The task completed: successful progress reaches 1.0, and the progress streams finish.
     func finish(succeeded: Bool) {
         if succeeded {
-            for progress in [self.uploadProgress, self.downloadProgress]
-            where progress.completedUnitCount > 0 && progress.totalUnitCount != progress.completedUnitCount {
-                progress.totalUnitCount = progress.completedUnitCount
+            for (direction, handler) in [(\State.upload, self.uploadProgressHandler), (\State.download, self.downloadProgressHandler)] {
+                self.update(direction, handler: handler) { direction in
+                    if direction.completed > 0 { direction.total = direction.completed }
+                }
             }
-            self.report(self.uploadProgress, to: \.upload, handler: self.uploadProgressHandler)
-            self.report(self.downloadProgress, to: \.download, handler: self.downloadProgressHandler)
         }
-        let continuations = self.streams.withLockedValue { streams in
-            streams.isFinished = true
+        let continuations = self.state.withLockedValue { state in
+            state.isFinished = true
             defer {
-                streams.upload.removeAll()
-                streams.download.removeAll()
+                state.upload.streams.removeAll()
+                state.download.streams.removeAll()
             }
-            return streams.upload + streams.download
+            return state.upload.streams + state.download.streams
         }
         for continuation in continuations {
             continuation.finish()
@@ -97,42 +111,70 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// A new stream of upload (`upload == true`) or download progress readings, ending with the task.
     func progressUpdates(upload: Bool) -> AsyncStream<TaskProgress> {
-        let progress = upload ? self.uploadProgress : self.downloadProgress
+        let direction: WritableKeyPath<State, Direction> = upload ? \.upload : \.download
         return AsyncStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
-            continuation.yield(Self.reading(of: progress))
-            let finished = self.streams.withLockedValue { streams in
-                guard !streams.isFinished else { return true }
-                if upload {
-                    streams.upload.append(continuation)
-                } else {
-                    streams.download.append(continuation)
+            let (reading, finished) = self.state.withLockedValue { state in
+                if !state.isFinished {
+                    state[keyPath: direction].streams.append(continuation)
                 }
-                return false
+                return (state[keyPath: direction].reading, state.isFinished)
             }
+            continuation.yield(reading)
             if finished {
                 continuation.finish()
             }
         }
     }
 
-    private func report(
-        _ progress: Progress,
-        to streams: KeyPath<ProgressStreams, [AsyncStream<TaskProgress>.Continuation]>,
-        handler: (@Sendable (Progress) -> Void)?
+    /// Applies `change` to one direction, then tells its progress object, streams and closure.
+    private func update(
+        _ direction: WritableKeyPath<State, Direction>,
+        handler: (@Sendable (Progress) -> Void)?,
+        _ change: (inout Direction) -> Void
     ) {
-        let reading = Self.reading(of: progress)
-        for continuation in self.streams.withLockedValue({ $0[keyPath: streams] }) {
+        let (reading, progress, streams) = self.state.withLockedValue { state in
+            change(&state[keyPath: direction])
+            let current = state[keyPath: direction]
+            return (current.reading, current.progress, current.streams)
+        }
+        for continuation in streams {
             continuation.yield(reading)
         }
-        handler?(progress)
+        let target = progress ?? (handler == nil ? nil : self.progress(direction))
+        guard let target else { return }
+        Self.apply(reading, to: target)
+        handler?(target)
+    }
+
+    private func progress(_ direction: WritableKeyPath<State, Direction>) -> Progress {
+        let (progress, isNew, reading, task) = self.state.withLockedValue { state in
+            if let existing = state[keyPath: direction].progress {
+                return (existing, false, state[keyPath: direction].reading, state.task)
+            }
+            let made = Progress(totalUnitCount: -1)
+            state[keyPath: direction].progress = made
+            return (made, true, state[keyPath: direction].reading, state.task)
+        }
+        if isNew {
+            progress.isCancellable = true
+            progress.isPausable = true
+            progress.cancellationHandler = { [weak task] in task?.cancel() }
+            progress.pausingHandler = { [weak task] in task?.suspend() }
+            progress.resumingHandler = { [weak task] in task?.resume() }
+            Self.apply(reading, to: progress)
+        }
+        return progress
+    }
+
+    private static func apply(_ reading: TaskProgress, to progress: Progress) {
+        if progress.totalUnitCount != reading.totalUnitCount {
+            progress.totalUnitCount = reading.totalUnitCount
+        }
+        progress.completedUnitCount = reading.completedUnitCount
     }
 
     private static func total(_ length: Int?) -> Int64 {
         guard let length, length > 0 else { return -1 }
         return Int64(length)
-    }
-
-    private static func reading(of progress: Progress) -> TaskProgress {
-        TaskProgress(completedUnitCount: progress.completedUnitCount, totalUnitCount: progress.totalUnitCount)
     }
 }
