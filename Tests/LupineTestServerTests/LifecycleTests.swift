@@ -24,7 +24,7 @@ struct LifecycleTests {
     }
 
     @Test func idleTimeoutClosesKeepAliveConnections() async throws {
-        try await withServer(.init(idleTimeout: .seconds(1))) { server in
+        try await withServer(.init(idleTimeout: .seconds(3))) { server in
             let client = try await server.connect()
             #expect(try await client.request("GET", "/get").status == 200)
             #expect(await client.isClosedByServer())

@@ -35,7 +35,7 @@ extension HTTPSessionManager {
                     uploadProgress: nil,
                     downloadProgress: nil,
                     completesOnQueue: false
-                ) { completion in
+                ) { _, completion in
                     continuation.resume(returning: completion)
                 }
                 box.set(task)

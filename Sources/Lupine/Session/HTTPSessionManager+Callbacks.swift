@@ -101,28 +101,23 @@ extension HTTPSessionManager {
             (self.completionQueue ?? self.eventQueue).async { failure?(nil, lupineError) }
             return nil
         }
-        let box = TaskBox()
-        let task = self.dataTask(
+        let task = self.makeDataTask(
             with: request,
+            serializer: self.responseSerializer,
+            hooks: SessionHooks(),
             uploadProgress: uploadProgress,
-            downloadProgress: downloadProgress
-        ) { completion in
-            guard let task = box.task else { return }
+            downloadProgress: downloadProgress,
+            completesOnQueue: true
+        ) { task, completion in
+            // Every task made here is a DataTask; the cast only restores the static type.
+            let dataTask = task as? DataTask
             if let error = completion.error {
-                failure?(task, error)
-            } else {
-                success?(task, completion.serializedObject)
+                failure?(dataTask, error)
+            } else if let dataTask {
+                success?(dataTask, completion.serializedObject)
             }
         }
-        box.task = task
         task.resume()
         return task
     }
-}
-
-/// Hands a task to its own completion handler, which is created before the task exists.
-///
-/// `@unchecked Sendable`: `task` is written once, before the task is resumed, and only read after.
-private final class TaskBox: @unchecked Sendable {
-    var task: DataTask?
 }

@@ -100,7 +100,9 @@ struct RequestExecutor: Sendable {
         case .useCredential(let credential):
             return credential
         case .performDefaultHandling:
-            return failures == 0 ? self.credential : nil
+            // The session's credential goes only to the origin the task was made for.
+            let sameOrigin = RedirectPolicy.sameOrigin(head.url, task.originalRequest.url)
+            return failures == 0 && sameOrigin ? self.credential : nil
         case .cancelAuthenticationChallenge:
             task.cancel()
             return nil
@@ -170,7 +172,10 @@ extension TransportRequest {
             url: request.url,
             headers: request.headers,
             body: body,
-            timeout: request.timeoutInterval.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
+            timeout: request.timeoutInterval.flatMap { seconds in
+                // Anything not finite or beyond ~290 years means no limit (and must not overflow).
+                seconds.isFinite && seconds > 0 && seconds < 9e9 ? .nanoseconds(Int64(seconds * 1_000_000_000)) : nil
+            }
         )
     }
 }

@@ -131,9 +131,10 @@ open class SessionManager: @unchecked Sendable {
             hooks: taskHooks,
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
-            completesOnQueue: true,
-            completionHandler: completionHandler
-        )
+            completesOnQueue: true
+        ) { _, completion in
+            completionHandler(completion)
+        }
     }
 
     /// Creates a data task. With `completesOnQueue` false the completion handler runs directly
@@ -145,7 +146,7 @@ open class SessionManager: @unchecked Sendable {
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
         completesOnQueue: Bool,
-        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
     ) -> DataTask {
         let delegate = TaskDelegate(
             uploadProgress: uploadProgress,
@@ -242,11 +243,11 @@ open class SessionManager: @unchecked Sendable {
         }
         let handler = task.delegate.completionHandler
         if !onQueue {
-            handler(completion)
+            handler(task, completion)
         } else if let group {
-            queue.async(group: group) { handler(completion) }
+            queue.async(group: group) { handler(task, completion) }
         } else {
-            queue.async { handler(completion) }
+            queue.async { handler(task, completion) }
         }
         self.eventQueue.async {
             hooks.didComplete?(task, error)

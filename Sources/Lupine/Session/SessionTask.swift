@@ -87,14 +87,14 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let startNow: Bool? = self.storage.withLockedValue { state in
             guard state.phase == .suspended else { return nil }
             state.phase = .running
+            // Inside the lock, so a racing suspend() cannot close the gate after this opens it.
+            self.gate.open()
             defer { state.started = true }
             return !state.started
         }
         guard let startNow else { return }
         if startNow {
             self.launch()
-        } else {
-            self.gate.open()
         }
         self.events.didResume(self)
     }
@@ -104,10 +104,10 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let suspended = self.storage.withLockedValue { state in
             guard state.phase == .running else { return false }
             state.phase = .suspended
+            self.gate.close()
             return true
         }
         guard suspended else { return }
-        self.gate.close()
         self.events.didSuspend(self)
     }
 
@@ -116,23 +116,27 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let (runner, mustLaunch) = self.storage.withLockedValue { state -> (Task<Void, Never>?, Bool) in
             guard state.phase == .running || state.phase == .suspended else { return (nil, false) }
             state.phase = .canceling
+            self.gate.terminate()
             defer { state.started = true }
             return (state.runner, !state.started)
         }
         if mustLaunch {
             // Never resumed: run it already cancelled, so completion follows the one usual path.
-            self.launch(cancelled: true)
+            self.launch()
         }
         runner?.cancel()
-        self.gate.open()
     }
 
-    private func launch(cancelled: Bool = false) {
+    /// Starts the runner; when `cancel()` got in first (before or while this ran), it starts cancelled.
+    private func launch() {
         let runner = Task { await self.run(self) }
+        let cancelled = self.storage.withLockedValue { state in
+            state.runner = runner
+            return state.phase == .canceling
+        }
         if cancelled {
             runner.cancel()
         }
-        self.storage.withLockedValue { $0.runner = runner }
     }
 
     /// Records a redirect's next request.

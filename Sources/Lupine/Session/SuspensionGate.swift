@@ -6,14 +6,24 @@ import NIOConcurrencyHelpers
 final class SuspensionGate: Sendable {
     private struct State {
         var isOpen = true
+        /// Opened for good: the task was cancelled, and no `close()` may trap its reader again.
+        var isTerminated = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Closes the gate: later `pass()` calls wait.
+    /// Closes the gate: later `pass()` calls wait. Does nothing once terminated.
     func close() {
-        self.state.withLockedValue { $0.isOpen = false }
+        self.state.withLockedValue { state in
+            if !state.isTerminated { state.isOpen = false }
+        }
+    }
+
+    /// Opens the gate for good and releases everyone waiting.
+    func terminate() {
+        self.state.withLockedValue { $0.isTerminated = true }
+        self.open()
     }
 
     /// Opens the gate and releases everyone waiting.

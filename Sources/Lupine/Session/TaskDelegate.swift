@@ -34,12 +34,12 @@ final class TaskDelegate: @unchecked Sendable {
     private let state = NIOLockedValueBox(State())
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
-    let completionHandler: @Sendable (TaskCompletion) -> Void
+    let completionHandler: @Sendable (SessionTask, TaskCompletion) -> Void
 
     init(
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
-        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
     ) {
         self.uploadProgressHandler = uploadProgress
         self.downloadProgressHandler = downloadProgress

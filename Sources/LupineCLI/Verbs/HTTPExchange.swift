@@ -122,7 +122,8 @@ struct HTTPExchange {
 
     /// Writes `message` as one line on stderr and returns the exit code to throw.
     private static func fail(_ message: String, code: Int32) -> ExitCode {
-        let line = message.hasPrefix("lupine:") ? message : "lupine: " + message
+        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let line = oneLine.hasPrefix("lupine:") ? oneLine : "lupine: " + oneLine
         FileHandle.standardError.write(Data((line + "\n").utf8))
         return ExitCode(code)
     }

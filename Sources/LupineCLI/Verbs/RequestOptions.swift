@@ -51,8 +51,8 @@ struct RequestOptions: ParsableArguments {
         if let auth, !auth.contains(":") {
             throw ValidationError("--auth takes user:pass.")
         }
-        if let timeout, !(timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds.")
+        if let timeout, !(timeout > 0 && timeout.isFinite) {
+            throw ValidationError("--timeout must be a positive, finite number of seconds.")
         }
         if maxRedirects < 0 {
             throw ValidationError("--max-redirects cannot be negative.")

@@ -54,7 +54,7 @@ extension ByteBuffer {
 
 /// Waits until `condition` holds, polling every few milliseconds, or fails after `timeout`.
 func waitUntil(
-    timeout: Duration = .seconds(5),
+    timeout: Duration = .seconds(30),
     _ description: String,
     _ condition: () async throws -> Bool
 ) async throws {
