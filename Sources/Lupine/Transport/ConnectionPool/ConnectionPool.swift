@@ -56,6 +56,9 @@ final class ConnectionPool: Sendable {
         requiresNewConnection: Bool,
         deadline: (at: NIODeadline, timeout: TimeAmount)?
     ) async throws -> HTTPConnection {
+        if !requiresNewConnection, let idle = self.leaseIdleConnection(key) {
+            return idle
+        }
         let waiter = self.state.withLockedValue { state in
             state.nextWaiterID += 1
             state.waiters[state.nextWaiterID] = .allocated
@@ -91,6 +94,25 @@ final class ConnectionPool: Sendable {
             }
         } onCancel: {
             self.abandon(waiter, key: key, reason: .cancelled)
+        }
+    }
+
+    /// The fast path of ``lease(_:requiresNewConnection:deadline:)``: an idle connection taken
+    /// without suspending the caller, or `nil` when the request has to wait.
+    private func leaseIdleConnection(_ key: PoolKey) -> HTTPConnection? {
+        self.state.withLockedValue { state in
+            guard !state.isShutDown, state.hosts[key]?.stateMachine.canLeaseImmediately == true else { return nil }
+            state.nextWaiterID += 1
+            let waiter = state.nextWaiterID
+            let actions = state.hosts[key]?.stateMachine.waiterArrived(waiter) ?? []
+            guard actions.count == 1, case .lease(let id, waiter) = actions[0],
+                let connection = state.hosts[key]?.connections[id]
+            else {
+                // Not reached: a connection the state machine holds idle is always in `connections`.
+                return nil
+            }
+            state.hosts[key]?.idleTimers.removeValue(forKey: id)?.cancel()
+            return connection
         }
     }
 

@@ -52,6 +52,9 @@ struct ConnectionPoolStateMachine {
     /// No connections and no waiters remain.
     var isEmpty: Bool { self.connections.isEmpty && self.waiters.isEmpty }
 
+    /// A request arriving now would be handed an idle connection at once.
+    var canLeaseImmediately: Bool { !self.isShutDown && self.anyIdleConnection() != nil }
+
     private var connectingCount: Int { self.connections.values.filter { $0 == .connecting }.count }
 
     /// A request wants a connection. With `requiresNewConnection` (a retry after a stale
