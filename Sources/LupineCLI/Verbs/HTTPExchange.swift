@@ -43,7 +43,8 @@ struct HTTPExchange {
         var query: [String: any Sendable] = [:]
         var fields: [String: Any] = [:]
         var formFields: [String: any Sendable] = [:]
-        var headers = HTTPHeaders()
+        // Accept-Language and User-Agent as the library sends them; items may override.
+        var headers = HTTPRequestSerializer().httpRequestHeaders
         for item in self.options.requestItems {
             switch item {
             case .query(let name, let value):
