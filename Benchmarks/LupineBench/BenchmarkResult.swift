@@ -17,6 +17,17 @@ struct BenchmarkResult {
         self.peakRSSBytes = peakRSSBytes
     }
 
+    /// The rounds of one client taken together: all latencies, the summed time, the highest peak.
+    init(merging rounds: [BenchmarkResult]) {
+        self.init(
+            client: rounds.first?.client ?? "",
+            concurrency: rounds.first?.concurrency ?? 0,
+            seconds: rounds.reduce(0) { $0 + $1.seconds },
+            latencies: rounds.flatMap(\.latencies),
+            peakRSSBytes: rounds.map(\.peakRSSBytes).max() ?? 0
+        )
+    }
+
     var requestsPerSecond: Double { Double(self.requests) / self.seconds }
 
     /// The latency at `fraction` (0...1) of the sorted samples, in microseconds.

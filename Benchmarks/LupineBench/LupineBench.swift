@@ -40,12 +40,16 @@ struct LupineBench {
         ResultTable.print(results)
 
         let jsonURL = base.absoluteString + "/get?x=1"
-        print("\nsession layer: GET \(jsonURL) (httpbin JSON), concurrency 1, both on Lupine's transport")
-        let layers = [
-            try await Self.lupine(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency / 4),
-            try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency / 4),
-        ]
-        ResultTable.printLayerCost(transport: layers[0], session: layers[1])
+        let rounds = 5
+        print("\nsession layer: GET \(jsonURL) (httpbin JSON), concurrency 1, both on Lupine's transport, \(rounds) alternating rounds")
+        var transportRounds: [BenchmarkResult] = []
+        var sessionRounds: [BenchmarkResult] = []
+        for _ in 0..<rounds {
+            let perRound = requestsAtFullConcurrency / 4 / rounds
+            transportRounds.append(try await Self.lupine(url: jsonURL, concurrency: 1, requests: perRound))
+            sessionRounds.append(try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: perRound))
+        }
+        ResultTable.printLayerCost(transport: BenchmarkResult(merging: transportRounds), session: BenchmarkResult(merging: sessionRounds))
         await server?.stop()
     }
 

@@ -35,7 +35,8 @@ struct RequestExecutor: Sendable {
 
     private func run(_ task: SessionTask, into outcome: inout ExecutionOutcome) async throws {
         var request = task.originalRequest
-        var visited: Set<String> = [Self.visitKey(request)]
+        // Built on the first redirect only: most requests never need it.
+        var visited: Set<String>?
         var authenticationFailures = 0
         while true {
             try Task.checkCancellation()
@@ -51,7 +52,9 @@ struct RequestExecutor: Sendable {
                 guard outcome.redirectChain.count < self.maximumRedirects else {
                     throw LupineError.redirectFailed(.tooManyRedirects(limit: self.maximumRedirects))
                 }
-                guard visited.insert(Self.visitKey(next)).inserted else {
+                var seen = visited ?? [Self.visitKey(request)]
+                defer { visited = seen }
+                guard seen.insert(Self.visitKey(next)).inserted else {
                     throw LupineError.redirectFailed(.loop(next.url))
                 }
                 try await Self.discard(response.body)
