@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -42,7 +43,7 @@ public final class LupineTestServer: Sendable {
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
     private let faultListener: FaultListener
-    private let stopTask = LockedState<Task<Void, Never>?>(nil)
+    private let stopTask = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     /// How long ``stop()`` waits for the main server to wind down before cancelling it.
     private static let shutdownGrace: Duration = .milliseconds(250)
@@ -144,7 +145,7 @@ public final class LupineTestServer: Sendable {
     ///
     /// Returns promptly; calling it again, or concurrently, waits for the same shutdown.
     public func stop() async {
-        let task = stopTask.withLock { task in
+        let task = stopTask.withLockedValue { task in
             if let task { return task }
             let newTask = Task { await self.shutDown() }
             task = newTask

@@ -53,8 +53,7 @@ public struct HTTPRequestSerializer: RequestSerializer {
     /// Sets a default `Authorization` header field for HTTP Basic authentication: `Basic`
     /// followed by the Base64 form of the UTF-8 bytes of `username:password`.
     public mutating func setAuthorizationHeaderField(username: String, password: String) {
-        let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
-        setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
+        setValue(Credential(user: username, password: password).basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
     }
 
     /// Removes the default `Authorization` header field.

@@ -35,8 +35,8 @@ struct RequestExecutor: Sendable {
 
     private func run(_ task: SessionTask, into outcome: inout ExecutionOutcome) async throws {
         var request = task.originalRequest
-        // Built on the first redirect only: most requests never need it.
-        var visited: Set<String>?
+        // Filled on the first redirect only: most requests never need it.
+        var visited: Set<String> = []
         var authenticationFailures = 0
         while true {
             try Task.checkCancellation()
@@ -52,9 +52,10 @@ struct RequestExecutor: Sendable {
                 guard outcome.redirectChain.count < self.maximumRedirects else {
                     throw LupineError.redirectFailed(.tooManyRedirects(limit: self.maximumRedirects))
                 }
-                var seen = visited ?? [Self.visitKey(request)]
-                defer { visited = seen }
-                guard seen.insert(Self.visitKey(next)).inserted else {
+                if visited.isEmpty {
+                    visited.insert(Self.visitKey(request))
+                }
+                guard visited.insert(Self.visitKey(next)).inserted else {
                     throw LupineError.redirectFailed(.loop(next.url))
                 }
                 try await Self.discard(response.body)
@@ -73,8 +74,9 @@ struct RequestExecutor: Sendable {
                 throw LupineError.cancelled
             }
             task.delegate.didSendBody(bytes: response.metrics.bodyBytesSent)
-            task.delegate.willReceiveBody(length: head.headers.first(name: "Content-Length").flatMap(Int.init))
-            outcome.data = try await self.readBody(response.body, of: task)
+            let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
+            task.delegate.willReceiveBody(length: length)
+            outcome.data = try await self.readBody(response.body, expectedLength: length, of: task)
             outcome.metrics = response.metrics
             return
         }
@@ -114,8 +116,10 @@ struct RequestExecutor: Sendable {
         }
     }
 
-    private func readBody(_ body: ResponseBody, of task: SessionTask) async throws -> [UInt8] {
+    private func readBody(_ body: ResponseBody, expectedLength: Int?, of task: SessionTask) async throws -> [UInt8] {
         var data: [UInt8] = []
+        // One allocation for a body of announced size (capped: the header is the server's word).
+        data.reserveCapacity(min(max(expectedLength ?? 0, 0), 16 * 1024 * 1024))
         var chunks = body.makeAsyncIterator()
         while true {
             await task.gate.pass()

@@ -162,6 +162,8 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// A task whose response body is delivered in memory.
+///
+/// `@unchecked Sendable`: it adds no state to ``SessionTask``, whose state is lock-guarded.
 public final class DataTask: SessionTask, @unchecked Sendable {}
 
 /// What a task tells its session when it is resumed or suspended.

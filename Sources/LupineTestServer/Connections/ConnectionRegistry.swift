@@ -1,4 +1,5 @@
 import NIOCore
+import NIOConcurrencyHelpers
 
 /// Tracks every connection accepted by the test server's listeners.
 ///
@@ -18,13 +19,13 @@ final class ConnectionRegistry: Sendable {
         var isClosed = false
     }
 
-    private let state = LockedState(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Registers a freshly accepted channel and returns its connection identifier.
     ///
     /// A channel accepted after ``closeAll()`` is closed straight away.
     func register(_ channel: any Channel) -> Int {
-        let (identifier, isClosed) = state.withLock { state in
+        let (identifier, isClosed) = state.withLockedValue { state in
             let identifier = state.nextIdentifier
             state.nextIdentifier += 1
             state.entries[ObjectIdentifier(channel)] = Entry(identifier: identifier, channel: channel)
@@ -44,17 +45,17 @@ final class ConnectionRegistry: Sendable {
 
     /// The identifier assigned to `channel` when it was accepted, if it is still open.
     func connectionIdentifier(of channel: any Channel) -> Int? {
-        state.withLock { $0.entries[ObjectIdentifier(channel)]?.identifier }
+        state.withLockedValue { $0.entries[ObjectIdentifier(channel)]?.identifier }
     }
 
     /// A snapshot of the connection counts.
     var statistics: ConnectionStatistics {
-        state.withLock { $0.statistics }
+        state.withLockedValue { $0.statistics }
     }
 
     /// Restarts `accepted` from zero and `peakOpen` from the connections open now.
     func resetStatistics() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.statistics.accepted = 0
             state.statistics.peakOpen = state.statistics.open
         }
@@ -62,7 +63,7 @@ final class ConnectionRegistry: Sendable {
 
     /// Closes every open connection and any connection registered from now on.
     func closeAll() async {
-        let channels = state.withLock { state in
+        let channels = state.withLockedValue { state in
             state.isClosed = true
             return state.entries.values.map(\.channel)
         }
@@ -75,7 +76,7 @@ final class ConnectionRegistry: Sendable {
     }
 
     private func unregister(_ channel: any Channel) {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.entries.removeValue(forKey: ObjectIdentifier(channel)) != nil {
                 state.statistics.open -= 1
             }
