@@ -9,7 +9,7 @@ import NIOPosix
 /// `lupine-bench`: small-GET throughput and latency of Lupine's transport against
 /// AsyncHTTPClient's two APIs, on the same server in the same run.
 ///
-/// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N]`.
+/// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N] [--only session|transport]`.
 /// Without `--url` the test server runs in this process and shares its two cores with the clients.
 @main
 struct LupineBench {
@@ -30,6 +30,17 @@ struct LupineBench {
         print("lupine-bench: GET \(url) (100-byte body), \(Self.connectionsPerHost) connections per host for every client")
         print("arrangement: \(arrangement); \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
+        if let path = Self.value(of: "--only", in: arguments) {
+            // One path alone, for a profiler: `perf record lupine-bench --only session`.
+            let jsonURL = base.absoluteString + "/get?x=1"
+            let result =
+                path == "session"
+                ? try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency)
+                : try await Self.lupine(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency)
+            ResultTable.print([result])
+            await server?.stop()
+            return
+        }
         var results: [BenchmarkResult] = []
         for concurrency in [1, 64] {
             let requests = concurrency == 1 ? requestsAtFullConcurrency / 4 : requestsAtFullConcurrency
@@ -58,13 +69,15 @@ struct LupineBench {
             configuration: .init(maximumConnectionsPerHost: Self.connectionsPerHost, decompressesResponses: false)
         )
         guard let target = URL(string: url) else { throw BenchError.invalidURL(url) }
+        // The header fields a session sends too, so both paths carry the same request.
+        let headers = HTTPRequestSerializer().httpRequestHeaders
         let result = try await LoadRunner.run(
             client: "Lupine NIOTransport",
             concurrency: concurrency,
             requests: requests,
             warmUp: 200
         ) {
-            let response = try await transport.execute(TransportRequest(url: target))
+            let response = try await transport.execute(TransportRequest(url: target, headers: headers))
             for try await _ in response.body {}
         }
         await transport.shutdown()

@@ -1,7 +1,9 @@
 import Foundation
 
-/// Validates a response and parses its body with `JSONSerialization`, as AFNetworking's
-/// `AFJSONResponseSerializer` does.
+/// Validates a response and parses its JSON body, as AFNetworking's `AFJSONResponseSerializer` does.
+///
+/// UTF-8 bodies (what RFC 8259 requires between systems) are parsed by Lupine's own strict parser,
+/// which makes `Sendable` values directly; a UTF-16 or UTF-32 body goes through `JSONSerialization`.
 ///
 /// The value is the JSON made `Sendable`: objects are `[String: any Sendable]`, arrays
 /// `[any Sendable]`, strings `String`, numbers `Int`, `Double` or `Bool` (`UInt64` for an
@@ -15,8 +17,9 @@ public struct JSONResponseSerializer: ResponseSerializer {
     /// The MIME types that pass validation: `application/json`, `text/json` and
     /// `text/javascript` by default.
     public var acceptableContentTypes: Set<String>?
-    /// The options handed to `JSONSerialization`, such as `.fragmentsAllowed` for a top-level
-    /// string or number. The mutability options have no effect: values are Swift values.
+    /// `JSONSerialization`'s reading options, of which `.fragmentsAllowed` (a top-level string,
+    /// number, boolean or null) has an effect; values are Swift values, so the mutability options
+    /// have none.
     public var readingOptions: JSONSerialization.ReadingOptions
     /// Whether keys whose value is `null` are removed from objects, and `null` elements from
     /// arrays, at every depth (default `false`).
@@ -39,13 +42,34 @@ public struct JSONResponseSerializer: ResponseSerializer {
     public func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
         self.validateThenParse(head: head, data: data) { () throws(LupineError) -> (any Sendable)? in
             guard !data.isEmpty, data != [UInt8(ascii: " ")] else { return nil }
-            let object: Any
-            do {
-                object = try JSONSerialization.jsonObject(with: Data(data), options: self.readingOptions)
-            } catch {
-                throw .responseSerializationFailed(.jsonSerializationFailed(reason: error.debugReason))
+            if self.needsJSONSerialization(data) {
+                return try self.parseWithJSONSerialization(data)
             }
-            return FoundationObjectConverter.sendableValue(from: object, removingNulls: self.removesKeysWithNullValues)
+            do throws(JSONValueParser.Failure) {
+                return try JSONValueParser.parse(
+                    data,
+                    allowingFragments: self.readingOptions.contains(.fragmentsAllowed),
+                    removingNulls: self.removesKeysWithNullValues
+                )
+            } catch {
+                throw .responseSerializationFailed(.jsonSerializationFailed(reason: error.reason))
+            }
         }
+    }
+
+    /// Whether `data` is UTF-16 or UTF-32, which only `JSONSerialization` reads: a byte order
+    /// mark, or a zero byte among the first two, which JSON text in those encodings always has.
+    private func needsJSONSerialization(_ data: [UInt8]) -> Bool {
+         data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) || data.prefix(2).contains(0)
+    }
+
+    private func parseWithJSONSerialization(_ data: [UInt8]) throws(LupineError) -> any Sendable {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(data), options: self.readingOptions)
+        } catch {
+            throw .responseSerializationFailed(.jsonSerializationFailed(reason: error.debugReason))
+        }
+        return FoundationObjectConverter.sendableValue(from: object, removingNulls: self.removesKeysWithNullValues)
     }
 }

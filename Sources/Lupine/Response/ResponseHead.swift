@@ -22,10 +22,18 @@ public struct ResponseHead: Sendable {
     /// The media type of `Content-Type`, lowercased and without parameters, or `nil`.
     public var mimeType: String? {
         guard let contentType = self.headers.first(name: "Content-Type") else { return nil }
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        // Read on every response, so a byte scan rather than Foundation's character sets.
+        let utf8 = contentType.utf8
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var lower = utf8.startIndex
+        var upper = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.endIndex
+        while lower < upper, isBlank(utf8[lower]) {
+            utf8.formIndex(after: &lower)
         }
-        return type?.isEmpty == false ? type : nil
+        while upper > lower, isBlank(utf8[utf8.index(before: upper)]) {
+            utf8.formIndex(before: &upper)
+        }
+        return lower < upper ? String(contentType[lower..<upper]).lowercased() : nil
     }
 
     /// The `charset` parameter of `Content-Type`, lowercased and unquoted, or `nil`.

@@ -98,7 +98,7 @@ extension HTTPSessionManager {
             request = try self.makeRequest(method, urlString, parameters: parameters, headers: headers)
         } catch {
             let lupineError = RequestExecutor.lupineError(for: error)
-            (self.completionQueue ?? self.eventQueue).async { failure?(nil, lupineError) }
+            (self.completionQueue ?? self.defaultCompletionQueue).async { failure?(nil, lupineError) }
             return nil
         }
         let task = self.makeDataTask(

@@ -6,7 +6,10 @@ import NIOConcurrencyHelpers
 ///
 /// Completion handlers run on ``completionQueue``, or when it is `nil` on a serial queue the
 /// manager owns (never the main queue: a command-line or server process does not pump it).
-/// Response serialization runs off the transport's event loops.
+/// Response serialization runs off the transport's event loops. Notifications, event monitors
+/// and the did-complete hook are told synchronously, as AFNetworking posts its resume and
+/// suspend notifications: on the thread that resumed or suspended the task, and for completion
+/// on the task's own Swift task, before its completion handler is dispatched.
 ///
 /// `@unchecked Sendable`: the mutable configuration and the task registry live in `settings`,
 /// guarded by its lock; the rest is immutable.
@@ -28,8 +31,8 @@ open class SessionManager: @unchecked Sendable {
     public let transport: any Transport
     private let ownsTransport: Bool
     private let settings = NIOLockedValueBox(Settings())
-    /// The serial queue notifications and monitors run on, and completions when ``completionQueue`` is `nil`.
-    let eventQueue = DispatchQueue(label: "com.lupine.session.events")
+    /// The serial queue completions run on when ``completionQueue`` is `nil`.
+    let defaultCompletionQueue = DispatchQueue(label: "com.lupine.session.completion")
 
     /// Creates a manager on `transport`, by default the process-wide ``NIOTransport/shared``.
     public init(transport: any Transport = NIOTransport.shared) {
@@ -208,11 +211,9 @@ open class SessionManager: @unchecked Sendable {
             let transport = self.transport
             Task { await transport.shutdown() }
         }
-        self.eventQueue.async {
-            NotificationCenter.default.post(name: .lupineSessionDidInvalidate, object: self)
-            for monitor in self.eventMonitors {
-                monitor.sessionDidInvalidate(self)
-            }
+        NotificationCenter.default.post(name: .lupineSessionDidInvalidate, object: self)
+        for monitor in self.eventMonitors {
+            monitor.sessionDidInvalidate(self)
         }
     }
 
@@ -237,9 +238,21 @@ open class SessionManager: @unchecked Sendable {
         )
         guard task.complete(metrics: outcome.metrics, error: error) else { return }
         task.delegate.finish(succeeded: outcome.error == nil)
-        let (queue, group) = self.settings.withLockedValue { settings in
+        let (queue, group, monitors) = self.settings.withLockedValue { settings in
             settings.tasks[task.taskIdentifier] = nil
-            return (settings.completionQueue ?? self.eventQueue, settings.completionGroup)
+            return (settings.completionQueue ?? self.defaultCompletionQueue, settings.completionGroup, settings.eventMonitors)
+        }
+        hooks.didComplete?(task, error)
+        var userInfo: [String: Any] = [
+            LupineNotificationKey.responseData: completion.responseData,
+            LupineNotificationKey.responseSerializer: serializer,
+        ]
+        userInfo[LupineNotificationKey.serializedResponse] = completion.serializedObject
+        userInfo[LupineNotificationKey.error] = completion.error
+        userInfo[LupineNotificationKey.metrics] = completion.metrics
+        NotificationCenter.default.post(name: .lupineTaskDidComplete, object: task, userInfo: userInfo)
+        for monitor in monitors {
+            monitor.taskDidComplete(task, with: completion)
         }
         let handler = task.delegate.completionHandler
         if !onQueue {
@@ -249,31 +262,15 @@ open class SessionManager: @unchecked Sendable {
         } else {
             queue.async { handler(task, completion) }
         }
-        self.eventQueue.async {
-            hooks.didComplete?(task, error)
-            var userInfo: [String: Any] = [
-                LupineNotificationKey.responseData: completion.responseData,
-                LupineNotificationKey.responseSerializer: serializer,
-            ]
-            userInfo[LupineNotificationKey.serializedResponse] = completion.serializedObject
-            userInfo[LupineNotificationKey.error] = completion.error
-            userInfo[LupineNotificationKey.metrics] = completion.metrics
-            NotificationCenter.default.post(name: .lupineTaskDidComplete, object: task, userInfo: userInfo)
-            for monitor in self.eventMonitors {
-                monitor.taskDidComplete(task, with: completion)
-            }
-        }
     }
 
     private func post(_ name: Notification.Name, for task: SessionTask) {
-        self.eventQueue.async {
-            NotificationCenter.default.post(name: name, object: task)
-            for monitor in self.eventMonitors {
-                if name == .lupineTaskDidResume {
-                    monitor.taskDidResume(task)
-                } else {
-                    monitor.taskDidSuspend(task)
-                }
+        NotificationCenter.default.post(name: name, object: task)
+        for monitor in self.eventMonitors {
+            if name == .lupineTaskDidResume {
+                monitor.taskDidResume(task)
+            } else {
+                monitor.taskDidSuspend(task)
             }
         }
     }

@@ -93,10 +93,11 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
             return !state.started
         }
         guard let startNow else { return }
+        // Told before the runner starts, so "resume" always precedes "complete".
+        self.events.didResume(self)
         if startNow {
             self.launch()
         }
-        self.events.didResume(self)
     }
 
     /// Pauses a running task: no more body is read, so the server is held back by TCP flow control.

@@ -138,6 +138,15 @@ import Testing
         #expect(list[2] as? Int == 3)
     }
 
+    @Test func utf16BodiesAreReadToo() throws {
+        var data: [UInt8] = [0xFF, 0xFE]
+        for unit in #"{"a":"é"}"#.utf16 {
+            data += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
+        let result = JSONResponseSerializer().serialize(head: try ResponseFixture.head(.ok, contentType: "application/json"), data: data, request: nil)
+        #expect((result.value as? [String: any Sendable])?["a"] as? String == "é")
+    }
+
     @Test func topLevelNullStaysWhenRemovingNulls() throws {
         let serializer = JSONResponseSerializer(readingOptions: .fragmentsAllowed, removesKeysWithNullValues: true)
         #expect(try self.serialize("null", with: serializer).value is JSONNull)
