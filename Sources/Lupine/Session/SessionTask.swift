@@ -130,7 +130,7 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Starts the runner; when `cancel()` got in first (before or while this ran), it starts cancelled.
     private func launch() {
-        let runner = Task { await self.run(self) }
+        let runner = Task.immediate { await self.run(self) }
         let cancelled = self.storage.withLockedValue { state in
             state.runner = runner
             return state.phase == .canceling
