@@ -1,13 +1,16 @@
 import Hummingbird
 
 extension HTTPBinRoutes {
-    /// `/json`, `/xml`, `/image`, `/image/png` and `/image/jpeg`.
+    /// `/json`, `/xml`, `/plist`, `/image`, `/image/png` and `/image/jpeg`.
     func registerDocuments(on router: Router<Context>) {
         router.get("/json") { _, _ in
             try Response.json(SlideshowDocuments.json)
         }
         router.get("/xml") { _, _ in
             Response.bytes(Array(SlideshowDocuments.xml.utf8), contentType: "application/xml")
+        }
+        router.get("/plist") { _, _ in
+            Response.bytes(Array(SlideshowDocuments.propertyList.utf8), contentType: "application/x-plist")
         }
         router.get("/image/png") { _, _ in
             Response.bytes(try PNGImage.sample(), contentType: "image/png")

@@ -1,4 +1,5 @@
-/// httpbin's sample documents served by `/json` and `/xml`.
+/// httpbin's sample documents served by `/json` and `/xml`, and the same slideshow as an XML
+/// property list for `/plist` (Lupine's addition, for property-list clients).
 enum SlideshowDocuments {
     static let json: JSONValue = .object([
         "slideshow": .object([
@@ -48,5 +49,36 @@ enum SlideshowDocuments {
 
         </slideshow>
 
+        """
+
+    static let propertyList = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+            <key>slideshow</key>
+            <dict>
+                <key>author</key><string>Yours Truly</string>
+                <key>date</key><string>date of publication</string>
+                <key>slides</key>
+                <array>
+                    <dict>
+                        <key>title</key><string>Wake up to WonderWidgets!</string>
+                        <key>type</key><string>all</string>
+                    </dict>
+                    <dict>
+                        <key>items</key>
+                        <array>
+                            <string>Why &lt;em&gt;WonderWidgets&lt;/em&gt; are great</string>
+                            <string>Who &lt;em&gt;buys&lt;/em&gt; WonderWidgets</string>
+                        </array>
+                        <key>title</key><string>Overview</string>
+                        <key>type</key><string>all</string>
+                    </dict>
+                </array>
+                <key>title</key><string>Sample Slide Show</string>
+            </dict>
+        </dict>
+        </plist>
         """
 }

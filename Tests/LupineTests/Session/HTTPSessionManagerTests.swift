@@ -81,6 +81,25 @@ import Testing
         }
     }
 
+    @Test func propertyListResponse() async throws {
+        try await withSessionManager { _, manager in
+            let response = try await manager.request(.GET, "plist", serializer: PropertyListResponseSerializer())
+            let root = try #require(response.value as? [String: any Sendable])
+            let slideshow = try #require(root["slideshow"] as? [String: any Sendable])
+            #expect(slideshow["title"] as? String == "Sample Slide Show")
+            let slides = try #require(slideshow["slides"] as? [any Sendable])
+            #expect(slides.count == 2)
+            let items = (slides.last as? [String: any Sendable])?["items"] as? [any Sendable]
+            #expect(items?.first as? String == "Why <em>WonderWidgets</em> are great")
+            await #expect {
+                _ = try await manager.request(.GET, "xml", serializer: PropertyListResponseSerializer())
+            } throws: { error in
+                guard case LupineError.responseValidationFailed(.unacceptableContentType) = error else { return false }
+                return true
+            }
+        }
+    }
+
     @Test func unacceptableStatusCarriesTheBodyAndTheParsedValue() async throws {
         try await withSessionManager { _, manager in
             let request = try manager.makeRequest(.GET, "status/418", parameters: nil, headers: nil)
