@@ -42,7 +42,7 @@ struct RequestExecutor: Sendable {
             try Task.checkCancellation()
             outcome.request = request
             task.delegate.willSendBody(length: request.body.knownLength)
-            let response = try await self.transport.execute(TransportRequest(request))
+            let response = try await self.transport.execute(TransportRequest(request, progress: task.delegate))
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
             outcome.head = head
             outcome.metrics = response.metrics
@@ -73,7 +73,6 @@ struct RequestExecutor: Sendable {
             if self.hooks.didReceiveResponse?(task, head) == .cancel {
                 throw LupineError.cancelled
             }
-            task.delegate.didSendBody(bytes: response.metrics.bodyBytesSent)
             let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
             task.delegate.willReceiveBody(length: length)
             outcome.data = try await self.readBody(response.body, expectedLength: length, of: task)
@@ -165,8 +164,8 @@ extension Request.Body {
 }
 
 extension TransportRequest {
-    /// The transport's form of a session request.
-    init(_ request: Request) {
+    /// The transport's form of a session request; body bytes reaching the socket are reported to `progress`.
+    init(_ request: Request, progress: TaskDelegate) {
         let body: TransportRequestBody?
         switch request.body {
         case .none: body = nil
@@ -182,7 +181,8 @@ extension TransportRequest {
             timeout: request.timeoutInterval.flatMap { seconds in
                 // Anything not finite or beyond ~290 years means no limit (and must not overflow).
                 seconds.isFinite && seconds > 0 && seconds < 9e9 ? .nanoseconds(Int64(seconds * 1_000_000_000)) : nil
-            }
+            },
+            bodyProgress: { [weak progress] total in progress?.didSendBody(bytes: total) }
         )
     }
 }

@@ -65,7 +65,7 @@ final class TaskDelegate: @unchecked Sendable {
         self.update(\.upload, handler: nil) { $0.total = Self.total(length) }
     }
 
-    /// The whole request body went out.
+    /// The socket has taken `bytes` body bytes so far.
     func didSendBody(bytes: Int) {
         guard bytes > 0 else { return }
         self.update(\.upload, handler: self.uploadProgressHandler) { direction in

@@ -53,7 +53,14 @@ public final class NIOTransport: Transport {
             headers: request.headers
         )
         head.headers.replaceOrAdd(name: "Host", value: key.hostHeader)
-        let attempt = Attempt(head: head, url: request.url, key: key, metrics: metrics, deadline: deadline)
+        let attempt = Attempt(
+            head: head,
+            url: request.url,
+            key: key,
+            metrics: metrics,
+            bodyProgress: request.bodyProgress,
+            deadline: deadline
+        )
 
         switch request.body?.source {
         case nil:
@@ -76,6 +83,7 @@ public final class NIOTransport: Transport {
         let url: URL
         let key: PoolKey
         let metrics: MetricsRecorder
+        let bodyProgress: (@Sendable (Int) -> Void)?
         let deadline: (at: NIODeadline, timeout: TimeAmount)?
     }
 
@@ -92,6 +100,7 @@ public final class NIOTransport: Transport {
             url: attempt.url,
             body: body,
             metrics: attempt.metrics,
+            bodyProgress: attempt.bodyProgress,
             readTimeout: self.configuration.readTimeout,
             deadline: attempt.deadline
         )

@@ -14,6 +14,10 @@ public struct TransportRequest: Sendable {
     public var body: TransportRequestBody?
     /// A limit for this whole request; `nil` uses the transport's ``TransportConfiguration/requestTimeout``.
     public var timeout: TimeAmount?
+    /// Called on the connection's event loop each time body bytes have been written to the
+    /// socket (taken by the kernel, not merely queued), with the total written so far. A retry
+    /// on a new connection starts counting again from zero.
+    public var bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)?
 
     /// Creates a request.
     public init(
@@ -21,13 +25,15 @@ public struct TransportRequest: Sendable {
         url: URL,
         headers: HTTPHeaders = [:],
         body: TransportRequestBody? = nil,
-        timeout: TimeAmount? = nil
+        timeout: TimeAmount? = nil,
+        bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.bodyProgress = bodyProgress
     }
 }
 

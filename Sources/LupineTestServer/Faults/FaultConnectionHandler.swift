@@ -65,6 +65,13 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(RawResponse.head(headers: [("Content-Length", "100")], connectionID: id)), promise: nil)
         case .stallBeforeHeaders:
             state = .silenced
+        case .stopReading:
+            state = .silenced
+            do {
+                try context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+            } catch {
+                context.close(promise: nil)
+            }
         case .malformedStatusLine:
             let response = RawResponse.head("HTTP/1.1 abc NOT-A-STATUS", headers: [("Content-Length", "0")], connectionID: id)
             writeThenClose(response, context: context)

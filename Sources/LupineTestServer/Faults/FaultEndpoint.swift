@@ -8,6 +8,9 @@ enum FaultEndpoint: Equatable {
     case stallAfterHeaders
     /// `/stall-before-headers`: no answer at all.
     case stallBeforeHeaders
+    /// `/stop-reading`: no answer, and nothing more is read from the connection, so a request
+    /// body fills the socket buffers and then stalls.
+    case stopReading
     /// `/malformed-status-line`: a status line HTTP parsers reject, then close.
     case malformedStatusLine
     /// `/oversized-headers`: about 200 KiB of header lines, then close.
@@ -36,6 +39,7 @@ enum FaultEndpoint: Equatable {
         case "/close-mid-body": self = .closeMidBody
         case "/stall-after-headers": self = .stallAfterHeaders
         case "/stall-before-headers": self = .stallBeforeHeaders
+        case "/stop-reading": self = .stopReading
         case "/malformed-status-line": self = .malformedStatusLine
         case "/oversized-headers": self = .oversizedHeaders
         case "/content-length-too-long": self = .contentLengthTooLong

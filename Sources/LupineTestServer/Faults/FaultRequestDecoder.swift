@@ -3,9 +3,10 @@ import NIOCore
 
 /// Splits the fault listener's inbound bytes into ``FaultRequest``s.
 ///
-/// It reads a request head up to the blank line, then skips a `Content-Length` body before emitting
-/// the request, so the next request on a keep-alive connection starts where it should. Chunked
-/// request bodies are not supported: the fault endpoints take no body.
+/// It emits a request as soon as its head (up to the blank line) is in, then skips its
+/// `Content-Length` body, so the next request on a keep-alive connection starts where it should.
+/// Emitting at the head lets `/stop-reading` stop before the body. Chunked request bodies are not
+/// supported: the fault endpoints take no body.
 struct FaultRequestDecoder: ByteToMessageDecoder {
     typealias InboundOut = FaultRequest
 
@@ -19,19 +20,15 @@ struct FaultRequestDecoder: ByteToMessageDecoder {
     /// Largest request head accepted.
     static let maximumHeadSize = 64 * 1024
 
-    private var pending: (request: FaultRequest, remainingBodyBytes: Int)?
+    /// Body bytes of the last request still to skip.
+    private var remainingBodyBytes = 0
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        if let (request, remaining) = pending {
-            let skipped = min(remaining, buffer.readableBytes)
+        if remainingBodyBytes > 0 {
+            let skipped = min(remainingBodyBytes, buffer.readableBytes)
             buffer.moveReaderIndex(forwardBy: skipped)
-            guard skipped == remaining else {
-                pending = (request, remaining - skipped)
-                return .needMoreData
-            }
-            pending = nil
-            context.fireChannelRead(wrapInboundOut(request))
-            return .continue
+            remainingBodyBytes -= skipped
+            return remainingBodyBytes > 0 ? .needMoreData : .continue
         }
 
         let view = buffer.readableBytesView
@@ -50,11 +47,8 @@ struct FaultRequestDecoder: ByteToMessageDecoder {
             }
             return length
         } ?? 0
-        if contentLength > 0 {
-            pending = (request, contentLength)
-        } else {
-            context.fireChannelRead(wrapInboundOut(request))
-        }
+        remainingBodyBytes = contentLength
+        context.fireChannelRead(wrapInboundOut(request))
         return .continue
     }
 

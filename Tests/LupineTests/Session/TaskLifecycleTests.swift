@@ -63,6 +63,29 @@ import Testing
         }
     }
 
+    @Test func uploadProgressFollowsTheSocketToOne() async throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "lupine-upload-\(UUID().uuidString)")
+        try Data(repeating: 0x61, count: 4 * 1024 * 1024).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withSessionManager { _, manager in
+            var request = try manager.makeRequest(.PUT, "put", parameters: nil, headers: nil)
+            request.body = .file(file)
+            let readings = Recorder<Double>()
+            let completion = await withCheckedContinuation { continuation in
+                manager.dataTask(
+                    with: request,
+                    serializer: HTTPResponseSerializer(),
+                    uploadProgress: { progress in readings.append(progress.fractionCompleted) }
+                ) { continuation.resume(returning: $0) }.resume()
+            }
+            #expect(completion.error == nil)
+            #expect(readings.all.last == 1.0)
+            #expect(readings.all == readings.all.sorted())
+            // Chunks are counted as the socket takes them, so the upload is seen partway through.
+            #expect(readings.all.contains { $0 > 0 && $0 < 1 })
+        }
+    }
+
     @Test func progressAsAnAsyncSequenceEndsAtOne() async throws {
         try await withSessionManager { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()

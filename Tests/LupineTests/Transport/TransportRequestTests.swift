@@ -40,6 +40,48 @@ import Testing
         }
     }
 
+    @Test func bodyProgressCountsWhatTheSocketTook() async throws {
+        try await withServerAndTransport { server, transport in
+            let totals = Recorder<Int>()
+            let body = [UInt8](repeating: 0x62, count: 1024 * 1024)
+            let request = TransportRequest(
+                method: .POST,
+                url: server.baseURL.appending("/post"),
+                body: .bytes(body),
+                bodyProgress: { totals.append($0) }
+            )
+            _ = try await transport.fetch(request)
+            #expect(totals.all.last == body.count)
+            #expect(totals.all == totals.all.sorted())
+        }
+    }
+
+    @Test func bodyProgressStopsWhereAServerStopsReading() async throws {
+        try await withServerAndTransport { server, transport in
+            let totals = Recorder<Int>()
+            let size = 64 * 1024 * 1024
+            let chunk = ByteBuffer(repeating: 0x63, count: 256 * 1024)
+            let chunks = AsyncStream<ByteBuffer> { continuation in
+                for _ in 0..<(size / chunk.readableBytes) {
+                    continuation.yield(chunk)
+                }
+                continuation.finish()
+            }
+            let request = TransportRequest(
+                method: .POST,
+                url: server.faultsBaseURL.appending("/stop-reading"),
+                body: .stream(chunks, length: size),
+                timeout: .seconds(2),
+                bodyProgress: { totals.append($0) }
+            )
+            await #expect(throws: TransportError.self) { _ = try await transport.fetch(request) }
+            // The kernel's buffers hold a few MiB; counting queued chunks would have reached 64 MiB.
+            let sent = try #require(totals.all.last)
+            #expect(sent > 0)
+            #expect(sent < size / 2)
+        }
+    }
+
     @Test func streamedBodyWithoutLengthIsSentChunked() async throws {
         try await withServerAndTransport { server, transport in
             let chunks = AsyncStream<ByteBuffer> { continuation in

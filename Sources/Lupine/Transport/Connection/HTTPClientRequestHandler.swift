@@ -154,8 +154,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         case .none:
             self.writeEnd(execution, context: context)
         case .bytes(let bytes):
-            metrics.record { $0.bodyBytesSent = bytes.readableBytes }
-            context.write(Self.wrapOutboundOut(.body(.byteBuffer(bytes))), promise: nil)
+            self.writeBody(bytes, of: request, context: context)
             self.writeEnd(execution, context: context)
         case .streamed(let length):
             execution.requestPhase = .sendingBody(declaredLength: length, sent: 0)
@@ -179,14 +178,30 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             return self.failedFuture()
         }
         execution.requestPhase = .sendingBody(declaredLength: declared, sent: total)
-        execution.request.metrics.record { $0.bodyBytesSent = total }
-        context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+        self.writeBody(chunk, of: execution.request, context: context)
+        context.flush()
         if context.channel.isWritable {
             return context.eventLoop.makeSucceededVoidFuture()
         }
         let waiter = context.eventLoop.makePromise(of: Void.self)
         execution.writabilityWaiter = waiter
         return waiter.futureResult
+    }
+
+    /// Writes body bytes. They count as sent (in the metrics, and for the request's progress
+    /// closure) once the socket has taken them, not when they are queued.
+    private func writeBody(_ bytes: ByteBuffer, of request: PreparedRequest, context: ChannelHandlerContext) {
+        let count = bytes.readableBytes
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenSuccess {
+            var total = 0
+            request.metrics.record { metrics in
+                metrics.bodyBytesSent += count
+                total = metrics.bodyBytesSent
+            }
+            request.bodyProgress?(total)
+        }
+        context.write(Self.wrapOutboundOut(.body(.byteBuffer(bytes))), promise: written)
     }
 
     /// Ends the streamed body, checking it produced its declared length.

@@ -16,6 +16,8 @@ struct PreparedRequest: Sendable {
     let url: URL
     let body: Body
     let metrics: MetricsRecorder
+    /// Told the total body bytes the socket has taken, after each write.
+    let bodyProgress: (@Sendable (Int) -> Void)?
     let readTimeout: TimeAmount?
     /// When the whole request must be complete, and the limit it came from (for the error message).
     let deadline: (at: NIODeadline, timeout: TimeAmount)?
