@@ -23,6 +23,7 @@ open class SessionManager: @unchecked Sendable {
         var maximumRedirects = 10
         var credential: Credential?
         var isInvalidated = false
+        var isTransportShutDown = false
         var tasks: [Int: SessionTask] = [:]
         var nextTaskIdentifier = 0
     }
@@ -196,7 +197,8 @@ open class SessionManager: @unchecked Sendable {
     public func downloadProgress(for task: SessionTask) -> Progress { task.delegate.downloadProgress }
 
     /// Invalidates the manager: later tasks fail with ``LupineError/sessionInvalidated``; with
-    /// `cancelingTasks`, running ones are cancelled. A transport the manager created is shut down.
+    /// `cancelingTasks`, running ones are cancelled, and without, they run to completion. A
+    /// transport the manager created is shut down once its last task has completed.
     public func invalidateSession(cancelingTasks: Bool) {
         let running = self.settings.withLockedValue { settings in
             settings.isInvalidated = true
@@ -207,10 +209,7 @@ open class SessionManager: @unchecked Sendable {
                 task.cancel()
             }
         }
-        if self.ownsTransport {
-            let transport = self.transport
-            Task { await transport.shutdown() }
-        }
+        self.shutDownTransportIfDone()
         NotificationCenter.default.post(name: .lupineSessionDidInvalidate, object: self)
         for monitor in self.eventMonitors {
             monitor.sessionDidInvalidate(self)
@@ -242,6 +241,7 @@ open class SessionManager: @unchecked Sendable {
             settings.tasks[task.taskIdentifier] = nil
             return (settings.completionQueue ?? self.defaultCompletionQueue, settings.completionGroup, settings.eventMonitors)
         }
+        self.shutDownTransportIfDone()
         hooks.didComplete?(task, error)
         var userInfo: [String: Any] = [
             LupineNotificationKey.responseData: completion.responseData,
@@ -262,6 +262,20 @@ open class SessionManager: @unchecked Sendable {
         } else {
             queue.async { handler(task, completion) }
         }
+    }
+
+    /// Shuts down the transport the manager owns, once the manager is invalidated and has no
+    /// task left; only the first call that finds it so does it.
+    private func shutDownTransportIfDone() {
+        guard self.ownsTransport else { return }
+        let shutDownNow = self.settings.withLockedValue { settings in
+            guard settings.isInvalidated, settings.tasks.isEmpty, !settings.isTransportShutDown else { return false }
+            settings.isTransportShutDown = true
+            return true
+        }
+        guard shutDownNow else { return }
+        let transport = self.transport
+        Task { await transport.shutdown() }
     }
 
     private func post(_ name: Notification.Name, for task: SessionTask) {

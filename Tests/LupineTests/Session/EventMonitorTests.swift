@@ -46,4 +46,17 @@ import Testing
             return true
         }
     }
+
+    @Test func invalidatingWithoutCancellingLetsRunningTasksFinish() async throws {
+        let server = try await LupineTestServer.start()
+        let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration())
+        manager.responseSerializer = HTTPResponseSerializer()
+        let slow = server.faultsBaseURL.absoluteString + "/drip?bytes=5&interval_ms=100"
+        async let running = manager.get(slow)
+        try await waitUntil("the task is running") { !manager.tasks.isEmpty }
+        manager.invalidateSession(cancelingTasks: false)
+        let response = try await running
+        #expect(response.value as? [UInt8] == Array("*****".utf8))
+        await server.stop()
+    }
 }
