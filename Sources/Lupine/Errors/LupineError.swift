@@ -6,6 +6,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     case invalidURL(String)
     /// Parameters could not be encoded into the request.
     case parameterEncodingFailed(ParameterEncodingFailureReason)
+    /// A multipart body could not be built or produced.
+    case multipartEncodingFailed(MultipartEncodingFailureReason)
     /// A response failed validation; the body, when any, travels with it.
     case responseValidationFailed(ResponseValidationFailureReason)
     /// A response body could not be turned into the requested value.
@@ -29,6 +31,26 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case customEncodingFailed(error: any Error)
         /// The method cannot carry the body (multipart with GET or HEAD).
         case methodNotAllowed(String)
+    }
+
+    /// Why a multipart body could not be built or produced.
+    public enum MultipartEncodingFailureReason: Sendable {
+        /// A file part's URL is not a `file:` URL.
+        case fileURLInvalid(URL)
+        /// A file part's file does not exist.
+        case fileNotFound(URL)
+        /// A file part's URL names a directory.
+        case fileIsDirectory(URL)
+        /// A file part's file cannot be read.
+        case fileNotReadable(URL)
+        /// A file part's file changed size between being appended and being sent.
+        case fileChangedSize(URL, expected: Int, found: Int)
+        /// A stream part produced other than the length it was appended with.
+        case streamLengthMismatch(part: String, declared: Int, produced: Int)
+        /// The request given to be written out has no multipart body.
+        case requestHasNoMultipartBody
+        /// Writing the body to a file failed.
+        case outputFileWriteFailed(URL, reason: String)
     }
 
     /// Why a response failed validation.
@@ -78,6 +100,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             case .methodNotAllowed(let method):
                 return "A \(method) request cannot carry a multipart body."
             }
+        case .multipartEncodingFailed(let reason):
+            return Self.describe(reason)
         case .responseValidationFailed(let reason):
             switch reason {
             case .unacceptableStatusCode(let code, let head, _):
@@ -110,6 +134,27 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "The session was invalidated."
         case .transport(let error):
             return error.description
+        }
+    }
+
+    private static func describe(_ reason: MultipartEncodingFailureReason) -> String {
+        switch reason {
+        case .fileURLInvalid(let url):
+            return "The multipart file part \(url.absoluteString) is not a file URL."
+        case .fileNotFound(let url):
+            return "The multipart file part \(url.path) does not exist."
+        case .fileIsDirectory(let url):
+            return "The multipart file part \(url.path) is a directory."
+        case .fileNotReadable(let url):
+            return "The multipart file part \(url.path) cannot be read."
+        case .fileChangedSize(let url, let expected, let found):
+            return "The multipart file part \(url.path) changed size from \(expected) to \(found) bytes before it was sent."
+        case .streamLengthMismatch(let part, let declared, let produced):
+            return "The multipart stream part \"\(part)\" produced \(produced) bytes instead of its declared \(declared)."
+        case .requestHasNoMultipartBody:
+            return "The request has no multipart body to write."
+        case .outputFileWriteFailed(let url, let why):
+            return "The multipart body could not be written to \(url.path): \(why)."
         }
     }
 }

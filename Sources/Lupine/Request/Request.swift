@@ -13,6 +13,8 @@ public struct Request: Sendable {
         case file(URL)
         /// A body produced by an async sequence, with its length when known.
         case stream(length: Int?, chunks: @Sendable () -> AsyncThrowingStream<ByteBuffer, any Error>)
+        /// A `multipart/form-data` body, produced part by part as it is sent.
+        case multipart(MultipartFormData)
     }
 
     /// How a cached response may be used. Lupine has no cache yet; the value travels with the

@@ -104,6 +104,23 @@ extension HTTPSessionManager {
         try await self.request(.POST, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
     }
 
+    /// `POST` with a `multipart/form-data` body: `parameters` as form fields, then the parts
+    /// `constructingBody` appends; the response goes through the manager's response serializer.
+    public func post(
+        _ urlString: String,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        constructingBody: (inout MultipartFormData) throws -> Void
+    ) async throws -> Response<any Sendable> {
+        let request: Request
+        do {
+            request = try self.makeMultipartRequest(urlString, parameters: parameters, headers: headers, constructingBody: constructingBody)
+        } catch {
+            throw RequestExecutor.lupineError(for: error)
+        }
+        return try await self.response(for: request, serializer: ErasedResponseSerializer(self.responseSerializer))
+    }
+
     /// `PUT` with the manager's response serializer.
     public func put(
         _ urlString: String,

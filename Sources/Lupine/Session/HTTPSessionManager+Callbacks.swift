@@ -18,7 +18,7 @@ extension HTTPSessionManager {
         success: Success?,
         failure: Failure?
     ) -> DataTask? {
-        self.dataTask(.GET, urlString, parameters, headers, uploadProgress: nil, downloadProgress: progress, success, failure)
+        self.dataTask({ try self.makeRequest(.GET, urlString, parameters: parameters, headers: headers) }, uploadProgress: nil, downloadProgress: progress, success, failure)
     }
 
     /// `HEAD`, parameters in the query; `success` gets no value.
@@ -30,7 +30,7 @@ extension HTTPSessionManager {
         success: (@Sendable (DataTask) -> Void)?,
         failure: Failure?
     ) -> DataTask? {
-        self.dataTask(.HEAD, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, { task, _ in success?(task) }, failure)
+        self.dataTask({ try self.makeRequest(.HEAD, urlString, parameters: parameters, headers: headers) }, uploadProgress: nil, downloadProgress: nil, { task, _ in success?(task) }, failure)
     }
 
     /// `POST`, parameters in the body.
@@ -43,7 +43,7 @@ extension HTTPSessionManager {
         success: Success?,
         failure: Failure?
     ) -> DataTask? {
-        self.dataTask(.POST, urlString, parameters, headers, uploadProgress: progress, downloadProgress: nil, success, failure)
+        self.dataTask({ try self.makeRequest(.POST, urlString, parameters: parameters, headers: headers) }, uploadProgress: progress, downloadProgress: nil, success, failure)
     }
 
     /// `PUT`, parameters in the body.
@@ -55,7 +55,7 @@ extension HTTPSessionManager {
         success: Success?,
         failure: Failure?
     ) -> DataTask? {
-        self.dataTask(.PUT, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, success, failure)
+        self.dataTask({ try self.makeRequest(.PUT, urlString, parameters: parameters, headers: headers) }, uploadProgress: nil, downloadProgress: nil, success, failure)
     }
 
     /// `PATCH`, parameters in the body.
@@ -67,7 +67,7 @@ extension HTTPSessionManager {
         success: Success?,
         failure: Failure?
     ) -> DataTask? {
-        self.dataTask(.PATCH, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, success, failure)
+        self.dataTask({ try self.makeRequest(.PATCH, urlString, parameters: parameters, headers: headers) }, uploadProgress: nil, downloadProgress: nil, success, failure)
     }
 
     /// `DELETE`, parameters in the query.
@@ -79,15 +79,33 @@ extension HTTPSessionManager {
         success: Success?,
         failure: Failure?
     ) -> DataTask? {
-        self.dataTask(.DELETE, urlString, parameters, headers, uploadProgress: nil, downloadProgress: nil, success, failure)
+        self.dataTask({ try self.makeRequest(.DELETE, urlString, parameters: parameters, headers: headers) }, uploadProgress: nil, downloadProgress: nil, success, failure)
     }
 
-    /// Builds, creates and resumes a task for one verb (AFNetworking's `dataTaskWithHTTPMethod:…`).
-    private func dataTask(
-        _ method: HTTPMethod,
+    /// `POST` with a `multipart/form-data` body: `parameters` as form fields, then the parts
+    /// `constructingBody` appends. A missing file part fails here, before anything is sent.
+    @discardableResult
+    public func post(
         _ urlString: String,
-        _ parameters: [String: any Sendable]?,
-        _ headers: [String: String]?,
+        parameters: [String: any Sendable]? = nil,
+        headers: [String: String]? = nil,
+        constructingBody: (inout MultipartFormData) throws -> Void,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        success: Success?,
+        failure: Failure?
+    ) -> DataTask? {
+        self.dataTask(
+            { try self.makeMultipartRequest(urlString, parameters: parameters, headers: headers, constructingBody: constructingBody) },
+            uploadProgress: progress,
+            downloadProgress: nil,
+            success,
+            failure
+        )
+    }
+
+    /// Builds the request, then creates and resumes its task (AFNetworking's `dataTaskWithHTTPMethod:…`).
+    private func dataTask(
+        _ build: () throws -> Request,
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
         _ success: Success?,
@@ -95,7 +113,7 @@ extension HTTPSessionManager {
     ) -> DataTask? {
         let request: Request
         do {
-            request = try self.makeRequest(method, urlString, parameters: parameters, headers: headers)
+            request = try build()
         } catch {
             let lupineError = RequestExecutor.lupineError(for: error)
             (self.completionQueue ?? self.defaultCompletionQueue).async { failure?(nil, lupineError) }

@@ -36,12 +36,35 @@ open class HTTPSessionManager: SessionManager, @unchecked Sendable {
         parameters: [String: any Sendable]?,
         headers: [String: String]?
     ) throws -> Request {
-        var request = try self.requestSerializer.request(
+        let request = try self.requestSerializer.request(
             method: method,
             urlString: urlString,
             relativeTo: self.baseURL,
             parameters: parameters
         )
+        return Self.adding(headers, to: request)
+    }
+
+    /// Builds a `POST` with a `multipart/form-data` body for `urlString` (relative to ``baseURL``):
+    /// `parameters` as form fields, then the parts `constructingBody` appends, and extra `headers`.
+    public func makeMultipartRequest(
+        _ urlString: String,
+        parameters: [String: any Sendable]?,
+        headers: [String: String]?,
+        constructingBody: (inout MultipartFormData) throws -> Void
+    ) throws -> Request {
+        let request = try self.requestSerializer.multipartFormRequest(
+            method: .POST,
+            urlString: urlString,
+            relativeTo: self.baseURL,
+            parameters: parameters,
+            constructingBody: constructingBody
+        )
+        return Self.adding(headers, to: request)
+    }
+
+    private static func adding(_ headers: [String: String]?, to request: Request) -> Request {
+        var request = request
         for (name, value) in (headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             request.setValue(value, forHTTPHeaderField: name)
         }

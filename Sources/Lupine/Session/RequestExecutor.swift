@@ -145,6 +145,8 @@ struct RequestExecutor: Sendable {
         switch error {
         case let error as LupineError: return error
         case TransportError.cancelled, is CancellationError: return .cancelled
+        // A failure of Lupine's own body producer (a multipart part) is reported as itself.
+        case TransportError.requestBodyFailed(let underlying as LupineError): return underlying
         case let error as TransportError: return .transport(error)
         default: return .transport(.requestBodyFailed(underlying: error))
         }
@@ -159,6 +161,7 @@ extension Request.Body {
         case .bytes(let bytes): return bytes.count
         case .file(let url): return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
         case .stream(let length, _): return length
+        case .multipart(let form): return form.contentLength
         }
     }
 }
@@ -172,6 +175,7 @@ extension TransportRequest {
         case .bytes(let bytes): body = .bytes(bytes)
         case .file(let url): body = .file(path: url.path)
         case .stream(let length, let chunks): body = .stream(chunks(), length: length)
+        case .multipart(let form): body = TransportRequestBody(source: .stream(length: form.contentLength, produce: form.write(to:)))
         }
         self.init(
             method: request.method,

@@ -1,0 +1,50 @@
+import Foundation
+import NIOCore
+
+/// One part of a ``MultipartFormData`` body: its header fields, and where its content comes from.
+struct MultipartPart: Sendable {
+    /// Where a part's content comes from.
+    enum Body: Sendable {
+        case bytes([UInt8])
+        /// A file of the size it had when the part was appended.
+        case file(URL, length: Int)
+        /// A producer that writes the content once and returns how many bytes it wrote.
+        case stream(length: Int?, produce: @Sendable (RequestBodyWriter) async throws -> Int)
+
+        var length: Int? {
+            switch self {
+            case .bytes(let bytes): return bytes.count
+            case .file(_, let length): return length
+            case .stream(let length, _): return length
+            }
+        }
+
+        /// Writes the content; a file that changed size, or a stream that produced other than
+        /// its declared length, is an error rather than a corrupt body.
+        func write(to writer: RequestBodyWriter, partName: String?) async throws {
+            switch self {
+            case .bytes(let bytes):
+                if !bytes.isEmpty {
+                    try await writer.write(ByteBuffer(bytes: bytes))
+                }
+            case .file(let url, let length):
+                try await FileBody(path: url.path, chunkSize: 64 * 1024).withOpenFile { currentLength, produce in
+                    guard currentLength == length else {
+                        throw LupineError.multipartEncodingFailed(.fileChangedSize(url, expected: length, found: currentLength))
+                    }
+                    try await produce(writer)
+                }
+            case .stream(let length, let produce):
+                let produced = try await produce(writer)
+                if let length, produced != length {
+                    throw LupineError.multipartEncodingFailed(.streamLengthMismatch(part: partName ?? "(unnamed)", declared: length, produced: produced))
+                }
+            }
+        }
+    }
+
+    /// The field name, for error messages; `nil` for a part given only header fields.
+    let name: String?
+    let headers: [(name: String, value: String)]
+    let body: Body
+}

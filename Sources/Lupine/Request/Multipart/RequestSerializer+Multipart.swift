@@ -1,0 +1,77 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+extension RequestSerializer {
+    /// Builds a `multipart/form-data` request, as AFNetworking's
+    /// `multipartFormRequestWithMethod:URLString:parameters:constructingBodyWithBlock:error:`:
+    /// `parameters` become form fields first (flattened with the query-string rules, so
+    /// `["user": ["name": "x"]]` is the field `user[name]`), then `constructingBody` appends parts.
+    ///
+    /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` with
+    ///   ``LupineError/ParameterEncodingFailureReason/methodNotAllowed(_:)`` for `GET` and `HEAD`;
+    ///   ``LupineError/invalidURL(_:)``; whatever `constructingBody` throws (a missing file part).
+    public func multipartFormRequest(
+        method: HTTPMethod,
+        urlString: String,
+        relativeTo baseURL: URL? = nil,
+        parameters: [String: any Sendable]? = nil,
+        constructingBody: (inout MultipartFormData) throws -> Void
+    ) throws -> Request {
+        guard method != .GET, method != .HEAD else {
+            throw LupineError.parameterEncodingFailed(.methodNotAllowed(method.rawValue))
+        }
+        var request = try self.base.serialize(
+            self.base.makeRequest(method: method, urlString: urlString, relativeTo: baseURL),
+            parameters: nil
+        )
+        var form = MultipartFormData()
+        for pair in QueryStringPair.pairs(field: nil, value: parameters ?? [:]) {
+            form.appendPart(formData: pair.value ?? "", name: pair.field)
+        }
+        try constructingBody(&form)
+        request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        request.body = .multipart(form)
+        return request
+    }
+
+    /// Writes the multipart body of `request` to the file at `fileURL` (replacing it), and
+    /// returns the request with that file as its body, ready for an upload from file, as
+    /// AFNetworking's `requestWithMultipartFormRequest:writingStreamContentsToFile:completionHandler:`.
+    ///
+    /// - Throws: ``LupineError/multipartEncodingFailed(_:)`` when `request` has no multipart body,
+    ///   a part cannot be read, or the file cannot be written (the partial file is removed).
+    public func requestWithMultipartFormRequest(_ request: Request, writingStreamContentsTo fileURL: URL) async throws -> Request {
+        guard case .multipart(let form) = request.body else {
+            throw LupineError.multipartEncodingFailed(.requestHasNoMultipartBody)
+        }
+        do {
+            try await MultipartFileWriter.write(form, to: fileURL)
+        } catch {
+            try? FileManager.default.removeItem(at: fileURL)
+            if let error = error as? LupineError { throw error }
+            throw LupineError.multipartEncodingFailed(.outputFileWriteFailed(fileURL, reason: String(describing: error)))
+        }
+        var written = request
+        written.body = .file(fileURL)
+        return written
+    }
+}
+
+/// Writes a multipart body to a file through NIO's non-blocking file I/O.
+private enum MultipartFileWriter {
+    static func write(_ form: MultipartFormData, to fileURL: URL) async throws {
+        let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        let handle = try await NIOThreadPool.singleton.runIfActive {
+            try NIOFileHandle(
+                _deprecatedPath: fileURL.path,
+                mode: .write,
+                flags: .posix(flags: O_CREAT | O_TRUNC, mode: S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH)
+            )
+        }
+        defer { try? handle.close() }
+        try await form.write(to: RequestBodyWriter { chunk in
+            try await fileIO.write(fileHandle: handle, buffer: chunk)
+        })
+    }
+}
