@@ -14,6 +14,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     case responseSerializationFailed(ResponseSerializationFailureReason)
     /// Too many redirects, or a redirect loop.
     case redirectFailed(RedirectFailureReason)
+    /// A download could not be started, written, resumed or moved to its destination.
+    case downloadFailed(DownloadFailureReason)
     /// The task was cancelled.
     case cancelled
     /// The session was invalidated before the task ran.
@@ -77,6 +79,26 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case inputDataNilOrZeroLength
     }
 
+    /// Why a download failed.
+    public enum DownloadFailureReason: Sendable {
+        /// The resume data are not resume data (truncated, edited, or something else entirely).
+        case resumeDataCorrupt(reason: String)
+        /// The resume data were written by another version of Lupine.
+        case resumeDataVersionUnsupported(found: Int, supported: Int)
+        /// The resume data belong to another URL than the request's.
+        case resumeDataForAnotherURL(expected: URL, found: URL)
+        /// The resume data's temporary file is gone, or holds fewer bytes than they claim.
+        case temporaryFileMissing(URL)
+        /// The body could not be written to the file (a full disk, a file size limit).
+        case fileWriteFailed(URL, reason: String)
+        /// The finished file could not be moved to its destination; the temporary file was removed.
+        case cannotMoveFile(from: URL, to: URL, reason: String)
+        /// A `206` answer does not continue where the resume data stopped.
+        case unexpectedContentRange(String?)
+        /// The transfer stopped partway; the resume data continue it.
+        indirect case interrupted(resumeData: [UInt8], underlying: LupineError)
+    }
+
     /// Why a redirect chain was abandoned.
     public enum RedirectFailureReason: Sendable {
         /// More than `limit` redirects.
@@ -124,6 +146,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             case .inputDataNilOrZeroLength:
                 return "The response body is empty."
             }
+        case .downloadFailed(let reason):
+            return Self.describe(reason)
         case .redirectFailed(.tooManyRedirects(let limit)):
             return "Stopped after \(limit) redirects."
         case .redirectFailed(.loop(let url)):
@@ -155,6 +179,27 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "The request has no multipart body to write."
         case .outputFileWriteFailed(let url, let why):
             return "The multipart body could not be written to \(url.path): \(why)."
+        }
+    }
+
+    private static func describe(_ reason: DownloadFailureReason) -> String {
+        switch reason {
+        case .resumeDataCorrupt(let why):
+            return "The resume data are corrupt: \(why)."
+        case .resumeDataVersionUnsupported(let found, let supported):
+            return "The resume data have format \(found); this version of Lupine reads format \(supported)."
+        case .resumeDataForAnotherURL(let expected, let found):
+            return "The resume data are for \(found.absoluteString), not \(expected.absoluteString)."
+        case .temporaryFileMissing(let url):
+            return "The partial download \(url.path) is missing or shorter than the resume data say."
+        case .fileWriteFailed(let url, let why):
+            return "The download could not be written to \(url.path): \(why)."
+        case .cannotMoveFile(let from, let to, let why):
+            return "The download could not be moved from \(from.path) to \(to.path): \(why)."
+        case .unexpectedContentRange(let range):
+            return "The server resumed at the wrong place (Content-Range: \(range ?? "none"))."
+        case .interrupted(_, let underlying):
+            return "The download was interrupted and can be resumed: \(underlying.description)"
         }
     }
 }

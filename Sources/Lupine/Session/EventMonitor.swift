@@ -14,6 +14,8 @@ public struct TaskCompletion: Sendable {
     public let metrics: TransportMetrics?
     /// The URLs redirected through, in order.
     public let redirectChain: [URL]
+    /// Where a download task's file is, when it completed successfully.
+    public let fileURL: URL?
 }
 
 /// Receives a session's task events, in the order they happen: the Swift form of the

@@ -25,24 +25,16 @@ extension HTTPSessionManager {
         for request: Request,
         serializer: Serializer
     ) async throws -> Response<Serializer.SerializedObject> {
-        let box = AsyncTaskBox()
-        let completion: TaskCompletion = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = self.makeDataTask(
-                    with: request,
-                    serializer: serializer,
-                    hooks: SessionHooks(),
-                    uploadProgress: nil,
-                    downloadProgress: nil,
-                    completesOnQueue: false
-                ) { _, completion in
-                    continuation.resume(returning: completion)
-                }
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
+        let (completion, task) = await self.runToCompletion { completionHandler in
+            self.makeDataTask(
+                with: request,
+                serializer: serializer,
+                hooks: SessionHooks(),
+                uploadProgress: nil,
+                downloadProgress: nil,
+                completesOnQueue: false,
+                completionHandler: completionHandler
+            )
         }
         if let error = completion.error {
             throw error
@@ -51,7 +43,7 @@ extension HTTPSessionManager {
             throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength)
         }
         return Response(
-            request: box.task?.currentRequest ?? request,
+            request: task.currentRequest,
             head: completion.response,
             data: completion.responseData,
             result: .success(value),
@@ -146,33 +138,6 @@ extension HTTPSessionManager {
         headers: [String: String]? = nil
     ) async throws -> Response<any Sendable> {
         try await self.request(.DELETE, urlString, parameters: parameters, headers: headers, serializer: ErasedResponseSerializer(self.responseSerializer))
-    }
-}
-
-/// Hands the task created inside a continuation to the cancellation handler outside it.
-///
-/// `@unchecked Sendable`: `task` and `cancelled` are read and written under `lock`.
-private final class AsyncTaskBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storedTask: DataTask?
-    private var cancelled = false
-
-    var task: DataTask? { self.lock.withLock { self.storedTask } }
-
-    func set(_ task: DataTask) {
-        let cancelNow = self.lock.withLock {
-            self.storedTask = task
-            return self.cancelled
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    func cancel() {
-        let task = self.lock.withLock {
-            self.cancelled = true
-            return self.storedTask
-        }
-        task?.cancel()
     }
 }
 

@@ -8,6 +8,8 @@ struct ExecutionOutcome: Sendable {
     var data: [UInt8] = []
     var metrics: TransportMetrics?
     var redirectChain: [URL] = []
+    /// Where a download's file ended up.
+    var fileURL: URL?
     var error: LupineError?
 }
 
@@ -23,18 +25,30 @@ struct RequestExecutor: Sendable {
     let maximumRedirects: Int
     let credential: Credential?
 
+    /// Runs `task`'s request and reads the response body into memory.
     func run(_ task: SessionTask) async -> ExecutionOutcome {
         var outcome = ExecutionOutcome(request: task.originalRequest)
         do {
-            try await self.run(task, into: &outcome)
+            outcome.data = try await self.run(task, startingWith: task.originalRequest, into: &outcome) { body, head in
+                let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
+                task.delegate.willReceiveBody(length: length)
+                return try await self.readBody(body, expectedLength: length, of: task)
+            }
         } catch {
             outcome.error = Self.lupineError(for: error)
         }
         return outcome
     }
 
-    private func run(_ task: SessionTask, into outcome: inout ExecutionOutcome) async throws {
-        var request = task.originalRequest
+    /// Sends `request` for `task`, following redirects and answering challenges, then hands the
+    /// final response's body to `consumeBody` and returns what it made of it.
+    func run<Consumed>(
+        _ task: SessionTask,
+        startingWith request: Request,
+        into outcome: inout ExecutionOutcome,
+        consumeBody: (ResponseBody, ResponseHead) async throws -> Consumed
+    ) async throws -> Consumed {
+        var request = request
         // Filled on the first redirect only: most requests never need it.
         var visited: Set<String> = []
         var authenticationFailures = 0
@@ -73,11 +87,9 @@ struct RequestExecutor: Sendable {
             if self.hooks.didReceiveResponse?(task, head) == .cancel {
                 throw LupineError.cancelled
             }
-            let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
-            task.delegate.willReceiveBody(length: length)
-            outcome.data = try await self.readBody(response.body, expectedLength: length, of: task)
+            let consumed = try await consumeBody(response.body, head)
             outcome.metrics = response.metrics
-            return
+            return consumed
         }
     }
 
@@ -115,22 +127,31 @@ struct RequestExecutor: Sendable {
         }
     }
 
-    private func readBody(_ body: ResponseBody, expectedLength: Int?, of task: SessionTask) async throws -> [UInt8] {
+    func readBody(_ body: ResponseBody, expectedLength: Int?, of task: SessionTask) async throws -> [UInt8] {
         var data: [UInt8] = []
         // One allocation for a body of announced size (capped: the header is the server's word).
         data.reserveCapacity(min(max(expectedLength ?? 0, 0), 16 * 1024 * 1024))
+        try await self.forEachChunk(of: body, for: task) { chunk in
+            data.append(contentsOf: chunk.readableBytesView)
+        }
+        return data
+    }
+
+    /// Hands each body chunk to `handle`, waiting while the task is suspended (so the transport
+    /// stops reading), stopping when it is cancelled, and reporting progress and data.
+    func forEachChunk(of body: ResponseBody, for task: SessionTask, _ handle: (ByteBuffer) async throws -> Void) async throws {
         var chunks = body.makeAsyncIterator()
         while true {
             await task.gate.pass()
             try Task.checkCancellation()
-            guard let chunk = try await chunks.next() else { return data }
-            data.append(contentsOf: chunk.readableBytesView)
+            guard let chunk = try await chunks.next() else { return }
+            try await handle(chunk)
             task.delegate.didReceiveBody(bytes: chunk.readableBytes)
             self.hooks.didReceiveData?(task, chunk)
         }
     }
 
-    private static func discard(_ body: ResponseBody) async throws {
+    static func discard(_ body: ResponseBody) async throws {
         for try await _ in body {}
     }
 

@@ -21,6 +21,7 @@ open class SessionManager: @unchecked Sendable {
         var hooks = SessionHooks()
         var eventMonitors: [any EventMonitor] = []
         var maximumRedirects = 10
+        var downloadDirectory = FileManager.default.temporaryDirectory
         var credential: Credential?
         var isInvalidated = false
         var isTransportShutDown = false
@@ -85,6 +86,12 @@ open class SessionManager: @unchecked Sendable {
         set { self.settings.withLockedValue { $0.maximumRedirects = max(0, newValue) } }
     }
 
+    /// Where download tasks keep their temporary files (default: the system's temporary folder).
+    public var downloadDirectory: URL {
+        get { self.settings.withLockedValue { $0.downloadDirectory } }
+        set { self.settings.withLockedValue { $0.downloadDirectory = newValue } }
+    }
+
     /// The credential used for a Basic challenge when the hook asks for default handling.
     public var credential: Credential? {
         get { self.settings.withLockedValue { $0.credential } }
@@ -100,6 +107,12 @@ open class SessionManager: @unchecked Sendable {
 
     /// The data tasks among ``tasks``.
     public var dataTasks: [DataTask] { self.tasks.compactMap { $0 as? DataTask } }
+
+    /// The upload tasks among ``tasks``.
+    public var uploadTasks: [UploadTask] { self.tasks.compactMap { $0 as? UploadTask } }
+
+    /// The download tasks among ``tasks``.
+    public var downloadTasks: [DownloadTask] { self.tasks.compactMap { $0 as? DownloadTask } }
 
     /// A suspended task for `request`; call ``SessionTask/resume()`` to run it. The completion
     /// handler gets the response, the body, the serialized value and the error, exactly once.
@@ -152,6 +165,31 @@ open class SessionManager: @unchecked Sendable {
         completesOnQueue: Bool,
         completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
     ) -> DataTask {
+        self.makeTask(
+            DataTask.self,
+            with: request,
+            serializer: serializer,
+            hooks: taskHooks,
+            uploadProgress: uploadProgress,
+            downloadProgress: downloadProgress,
+            completesOnQueue: completesOnQueue,
+            completionHandler: completionHandler
+        )
+    }
+
+    /// Creates a task of `kind` whose runner is `execute` (by default: the request, with its body
+    /// read into memory), registered with the manager until it completes.
+    func makeTask<Kind: SessionTask>(
+        _ kind: Kind.Type,
+        with request: Request,
+        serializer: any ResponseSerializer,
+        hooks taskHooks: SessionHooks,
+        uploadProgress: (@Sendable (Progress) -> Void)?,
+        downloadProgress: (@Sendable (Progress) -> Void)?,
+        completesOnQueue: Bool,
+        execute: @escaping @Sendable (RequestExecutor, SessionTask) async -> ExecutionOutcome = { await $0.run($1) },
+        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
+    ) -> Kind {
         let delegate = TaskDelegate(
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
@@ -169,7 +207,7 @@ open class SessionManager: @unchecked Sendable {
             credential: settings.credential
         )
         let isInvalidated = settings.isInvalidated
-        let task = DataTask(
+        let task = Kind(
             identifier: identifier,
             request: request,
             delegate: delegate,
@@ -182,7 +220,7 @@ open class SessionManager: @unchecked Sendable {
             let outcome =
                 isInvalidated
                 ? ExecutionOutcome(request: request, error: .sessionInvalidated)
-                : await executor.run(task)
+                : await execute(executor, task)
             self.complete(task, outcome: outcome, serializer: serializer, hooks: hooks, onQueue: completesOnQueue)
         }
         delegate.bind(to: task)
@@ -233,9 +271,12 @@ open class SessionManager: @unchecked Sendable {
             serializedObject: serialized?.value,
             error: error,
             metrics: outcome.metrics,
-            redirectChain: outcome.redirectChain
+            redirectChain: outcome.redirectChain,
+            fileURL: outcome.fileURL
         )
         guard task.complete(metrics: outcome.metrics, error: error) else { return }
+        // A cancel that asked for resume data after the download got past needing them.
+        (task as? DownloadTask)?.deliverResumeData(nil)
         task.delegate.finish(succeeded: outcome.error == nil)
         let (queue, group, monitors) = self.settings.withLockedValue { settings in
             settings.tasks[task.taskIdentifier] = nil
@@ -250,6 +291,7 @@ open class SessionManager: @unchecked Sendable {
         userInfo[LupineNotificationKey.serializedResponse] = completion.serializedObject
         userInfo[LupineNotificationKey.error] = completion.error
         userInfo[LupineNotificationKey.metrics] = completion.metrics
+        userInfo[LupineNotificationKey.fileURL] = completion.fileURL
         NotificationCenter.default.post(name: .lupineTaskDidComplete, object: task, userInfo: userInfo)
         for monitor in monitors {
             monitor.taskDidComplete(task, with: completion)

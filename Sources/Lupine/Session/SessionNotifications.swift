@@ -23,6 +23,8 @@ public enum LupineNotificationKey {
     public static let responseSerializer = "com.lupine.networking.task.complete.responseserializer"
     /// The error, ``LupineError``, when the task failed.
     public static let error = "com.lupine.networking.task.complete.error"
+    /// A download task's file, `URL`.
+    public static let fileURL = "com.lupine.networking.task.complete.fileurl"
     /// The transport metrics, ``TransportMetrics``.
     public static let metrics = "com.lupine.networking.task.complete.sessiontaskmetrics"
 }

@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 ///
 /// `@unchecked Sendable`: every mutable property lives in `storage`, guarded by its lock; the rest
 /// is immutable.
-open class SessionTask: @unchecked Sendable, CustomStringConvertible {
+public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     private struct MutableState {
         var phase: TaskState = .suspended
         var started = false
@@ -29,7 +29,7 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
     private let run: @Sendable (SessionTask) async -> Void
     private let events: TaskEvents
 
-    init(
+    required init(
         identifier: Int,
         request: Request,
         delegate: TaskDelegate,
@@ -166,6 +166,11 @@ open class SessionTask: @unchecked Sendable, CustomStringConvertible {
 ///
 /// `@unchecked Sendable`: it adds no state to ``SessionTask``, whose state is lock-guarded.
 public final class DataTask: SessionTask, @unchecked Sendable {}
+
+/// A task that sends a body from memory, a file or a stream; its response body is delivered in memory.
+///
+/// `@unchecked Sendable`: it adds no state to ``SessionTask``, whose state is lock-guarded.
+public final class UploadTask: SessionTask, @unchecked Sendable {}
 
 /// What a task tells its session when it is resumed or suspended.
 struct TaskEvents: Sendable {

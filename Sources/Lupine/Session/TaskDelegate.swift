@@ -74,11 +74,12 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
-    /// The response head announced `length` body bytes (or an unknown length when `nil`).
-    func willReceiveBody(length: Int?) {
+    /// The response head announced `length` body bytes (or an unknown length when `nil`), to
+    /// follow `alreadyReceived` bytes a resumed download holds from before.
+    func willReceiveBody(length: Int?, alreadyReceived: Int = 0) {
         self.update(\.download, handler: nil) { direction in
-            direction.completed = 0
-            direction.total = Self.total(length)
+            direction.completed = Int64(alreadyReceived)
+            direction.total = Self.total(length.map { $0 + alreadyReceived })
         }
     }
 

@@ -1,0 +1,178 @@
+import Foundation
+import NIOCore
+
+extension RequestExecutor {
+    /// A `416` whose range does not say the file is already whole: the download starts over.
+    private struct RestartFromZero: Error {}
+
+    /// Runs a download: the body streams into a temporary file in `directory` (continuing the
+    /// file of `resumeData` with `Range` and `If-Range`), then the file moves to `destination`.
+    ///
+    /// A resumed download that the server answers with `200` (the resource changed, or ranges are
+    /// not supported) starts over from zero; a `416` either confirms the file is whole or starts
+    /// over. A failure partway, a transport error or a cancel that asked for resume data, keeps
+    /// the temporary file and yields resume data when the response had a validator.
+    func download(
+        _ task: DownloadTask,
+        resumeData: ResumeData?,
+        directory: URL,
+        destination: DownloadDestination?
+    ) async -> ExecutionOutcome {
+        var outcome = ExecutionOutcome(request: task.originalRequest)
+        var file: DownloadFile?
+        // Present while the file can be resumed; resume data may carry no validator at all (a
+        // partial file a user asked to continue), and then neither does the continuation.
+        var validator = resumeData.map { (entityTag: $0.entityTag, lastModified: $0.lastModified) }
+        do {
+            let opened: DownloadFile
+            if let resumeData {
+                opened = try await DownloadFile.reopen(resumeData)
+            } else {
+                opened = try await DownloadFile.create(in: directory)
+            }
+            file = opened
+            var resuming = resumeData != nil
+            while true {
+                let request = resuming ? Self.ranged(task.originalRequest, from: opened.length, ifRange: resumeData?.ifRange) : task.originalRequest
+                do {
+                    outcome.data = try await self.run(task, startingWith: request, into: &outcome) { body, head in
+                        validator = Self.validator(of: head) ?? (head.statusCode == 206 ? validator : nil)
+                        return try await self.receive(body, head: head, into: opened, resuming: resuming, task: task)
+                    }
+                    break
+                } catch is RestartFromZero {
+                    resuming = false
+                    try opened.truncate()
+                }
+            }
+            opened.close()
+            if let head = outcome.head, !(200..<300).contains(head.statusCode) {
+                opened.remove()
+                outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data))
+                return outcome
+            }
+            outcome.fileURL = try Self.move(opened.url, for: outcome.head, to: destination)
+        } catch {
+            outcome.error = Self.failure(error, of: task, file: file, validator: validator, url: outcome.request.url)
+        }
+        return outcome
+    }
+
+    /// Writes the body of a successful answer to `file`; returns the body of any other answer
+    /// (an error page) in memory, for the validation error.
+    private func receive(_ body: ResponseBody, head: ResponseHead, into file: DownloadFile, resuming: Bool, task: SessionTask) async throws -> [UInt8] {
+        let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
+        switch head.statusCode {
+        case 206 where resuming:
+            let contentRange = head.headers.first(name: "Content-Range")
+            guard Self.rangeStart(of: contentRange) == file.length else {
+                throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
+            }
+            task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
+        case 416 where resuming:
+            try await Self.discard(body)
+            guard Self.completeLength(of: head.headers.first(name: "Content-Range")) == file.length else {
+                throw RestartFromZero()
+            }
+            // The server says the file is already whole: nothing more to receive.
+            task.delegate.willReceiveBody(length: 0, alreadyReceived: file.length)
+            return []
+        case 200..<300:
+            if file.length > 0 {
+                try file.truncate()
+            }
+            task.delegate.willReceiveBody(length: length)
+        default:
+            task.delegate.willReceiveBody(length: length)
+            return try await self.readBody(body, expectedLength: length, of: task)
+        }
+        try await self.forEachChunk(of: body, for: task) { chunk in
+            try await file.append(chunk)
+        }
+        return []
+    }
+
+    /// `request` asking for the bytes from `offset` on, only if the resource is unchanged.
+    private static func ranged(_ request: Request, from offset: Int, ifRange: String?) -> Request {
+        var ranged = request
+        ranged.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+        ranged.setValue(ifRange, forHTTPHeaderField: "If-Range")
+        return ranged
+    }
+
+    /// The validator a later `If-Range` can send: a strong `ETag`, or `Last-Modified`; `nil`
+    /// when the response has neither, or refuses ranges.
+    private static func validator(of head: ResponseHead) -> (entityTag: String?, lastModified: String?)? {
+        guard head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" else { return nil }
+        let entityTag = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        let lastModified = head.headers.first(name: "Last-Modified")
+        guard entityTag != nil || lastModified != nil else { return nil }
+        return (entityTag, lastModified)
+    }
+
+    /// The first byte of `bytes first-last/complete`.
+    private static func rangeStart(of contentRange: String?) -> Int? {
+        guard let contentRange, contentRange.lowercased().hasPrefix("bytes ") else { return nil }
+        return contentRange.dropFirst(6).split(separator: "-").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// The complete length of `bytes */complete` (or `bytes first-last/complete`).
+    private static func completeLength(of contentRange: String?) -> Int? {
+        contentRange?.split(separator: "/").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// Moves the finished file where `destination` says; without one it stays where it is.
+    private static func move(_ file: URL, for head: ResponseHead?, to destination: DownloadDestination?) throws(LupineError) -> URL {
+        guard let destination, let head else { return file }
+        let (target, options) = destination(file, head)
+        guard target.standardizedFileURL != file.standardizedFileURL else { return file }
+        do {
+            if options.contains(.createIntermediateDirectories) {
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: target.path) {
+                try FileManager.default.removeItem(at: target)
+            }
+            try FileManager.default.moveItem(at: file, to: target)
+            return target
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw .downloadFailed(.cannotMoveFile(from: file, to: target, reason: error.debugReason))
+        }
+    }
+
+    /// The error a download ends with. A transfer that stopped partway keeps its file and
+    /// carries resume data when it can be resumed; otherwise the file is removed.
+    private static func failure(
+        _ error: any Error,
+        of task: DownloadTask,
+        file: DownloadFile?,
+        validator: (entityTag: String?, lastModified: String?)?,
+        url: URL
+    ) -> LupineError {
+        let lupineError = Self.lupineError(for: error)
+        let interrupted: Bool
+        switch lupineError {
+        case .cancelled: interrupted = task.wantsResumeData
+        case .transport: interrupted = true
+        default: interrupted = false
+        }
+        guard interrupted, let file, file.length > 0, let validator else {
+            file?.remove()
+            return lupineError
+        }
+        file.close()
+        let resumeData = ResumeData(
+            url: url,
+            entityTag: validator.entityTag,
+            lastModified: validator.lastModified,
+            bytesReceived: file.length,
+            temporaryFileURL: file.url
+        ).encoded()
+        if case .cancelled = lupineError {
+            task.deliverResumeData(resumeData)
+            return lupineError
+        }
+        return .downloadFailed(.interrupted(resumeData: resumeData, underlying: lupineError))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What a download needs to continue where it stopped, as `URLSession`'s resume data: the URL,
+/// the validator that proves the resource is unchanged (`ETag`, else `Last-Modified`), the bytes
+/// already received, and the temporary file holding them.
+///
+/// Tasks hand it over as opaque bytes (``encoded()``), from
+/// ``DownloadTask/cancel(byProducingResumeData:)`` or inside the error of an interrupted
+/// download; ``SessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``
+/// continues from them with `Range` and `If-Range`.
+public struct ResumeData: Codable, Sendable, Equatable {
+    /// The format this version of Lupine writes and reads.
+    public static let currentVersion = 1
+
+    /// The format of these resume data.
+    public var version: Int
+    /// The URL the bytes came from (after redirects).
+    public var url: URL
+    /// The response's strong `ETag`, if it had one.
+    public var entityTag: String?
+    /// The response's `Last-Modified`, if it had one.
+    public var lastModified: String?
+    /// How many bytes of the body the temporary file holds.
+    public var bytesReceived: Int
+    /// The file holding the bytes received so far.
+    public var temporaryFileURL: URL
+
+    /// Creates resume data; for instance for a partial file a previous run left behind.
+    public init(url: URL, entityTag: String? = nil, lastModified: String? = nil, bytesReceived: Int, temporaryFileURL: URL) {
+        self.version = Self.currentVersion
+        self.url = url
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.bytesReceived = bytesReceived
+        self.temporaryFileURL = temporaryFileURL
+    }
+
+    /// Reads resume data produced by ``encoded()``.
+    ///
+    /// - Throws: ``LupineError/downloadFailed(_:)`` with
+    ///   ``LupineError/DownloadFailureReason/resumeDataCorrupt(reason:)`` when the bytes are not
+    ///   resume data, or ``LupineError/DownloadFailureReason/resumeDataVersionUnsupported(found:supported:)``
+    ///   when another version of Lupine wrote them.
+    public init(encoded bytes: [UInt8]) throws(LupineError) {
+        struct Envelope: Decodable { let version: Int }
+        let data = Data(bytes)
+        let version: Int
+        do {
+            version = try JSONDecoder().decode(Envelope.self, from: data).version
+        } catch {
+            throw .downloadFailed(.resumeDataCorrupt(reason: error.debugReason))
+        }
+        guard version == Self.currentVersion else {
+            throw .downloadFailed(.resumeDataVersionUnsupported(found: version, supported: Self.currentVersion))
+        }
+        do {
+            self = try JSONDecoder().decode(Self.self, from: data)
+        } catch {
+            throw .downloadFailed(.resumeDataCorrupt(reason: error.debugReason))
+        }
+        guard self.bytesReceived >= 0, self.temporaryFileURL.isFileURL, ["http", "https"].contains(self.url.scheme?.lowercased() ?? "") else {
+            throw .downloadFailed(.resumeDataCorrupt(reason: "the resume data's values are out of range"))
+        }
+    }
+
+    /// The bytes to hand back later.
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding plain strings, numbers and URLs cannot fail.
+        return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// The `If-Range` value: the entity tag, else the date; `nil` when there is no validator.
+    var ifRange: String? { self.entityTag ?? self.lastModified }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// Download tasks, as AFNetworking's `downloadTaskWithRequest:progress:destination:completionHandler:`
+/// and `downloadTaskWithResumeData:…`: the body streams to a temporary file in
+/// ``SessionManager/downloadDirectory``, then moves to the destination; the completion's
+/// ``TaskCompletion/fileURL`` says where it is. Without a destination the file stays in the
+/// temporary folder, and is the caller's to move or delete.
+///
+/// A status outside 200..<300 fails the task with the error page in the validation error, and
+/// leaves no file. An interrupted transfer fails with ``LupineError/DownloadFailureReason/interrupted(resumeData:underlying:)``
+/// when it can be resumed.
+extension SessionManager {
+    /// A suspended task that downloads `request`'s response body to a file.
+    public func downloadTask(
+        with request: Request,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        destination: DownloadDestination? = nil,
+        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+    ) -> DownloadTask {
+        self.makeDownloadTask(request, resumeData: nil, progress: progress, destination: destination, completesOnQueue: true) { _, completion in
+            completionHandler(completion)
+        }
+    }
+
+    /// A suspended task that continues the download `resumeData` describe, asking only for the
+    /// missing bytes (`Range`) if the resource is unchanged (`If-Range`).
+    ///
+    /// - Throws: ``LupineError/downloadFailed(_:)`` when the resume data are corrupt or from
+    ///   another version of Lupine.
+    public func downloadTask(
+        withResumeData resumeData: [UInt8],
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        destination: DownloadDestination? = nil,
+        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+    ) throws(LupineError) -> DownloadTask {
+        let resume = try ResumeData(encoded: resumeData)
+        return self.resumedDownloadTask(Request(url: resume.url), resume, progress: progress, destination: destination, completionHandler: completionHandler)
+    }
+
+    /// A suspended task that continues `resumeData` with `request` (its header fields, such as
+    /// credentials, travel with the ranged request).
+    ///
+    /// - Throws: ``LupineError/DownloadFailureReason/resumeDataForAnotherURL(expected:found:)``
+    ///   when the resume data belong to another URL.
+    public func downloadTask(
+        with request: Request,
+        resumeData: ResumeData,
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        destination: DownloadDestination? = nil,
+        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+    ) throws(LupineError) -> DownloadTask {
+        guard request.url.absoluteString == resumeData.url.absoluteString else {
+            throw .downloadFailed(.resumeDataForAnotherURL(expected: request.url, found: resumeData.url))
+        }
+        return self.resumedDownloadTask(request, resumeData, progress: progress, destination: destination, completionHandler: completionHandler)
+    }
+
+    /// Downloads `request`'s response body (continuing `resumeData` when given) and returns the
+    /// response whose value is the file's final URL.
+    public func download(
+        _ request: Request,
+        resumeData: ResumeData? = nil,
+        destination: DownloadDestination? = nil
+    ) async throws -> Response<URL> {
+        if let resumeData, request.url.absoluteString != resumeData.url.absoluteString {
+            throw LupineError.downloadFailed(.resumeDataForAnotherURL(expected: request.url, found: resumeData.url))
+        }
+        let (completion, _) = await self.runToCompletion { completionHandler in
+            self.makeDownloadTask(request, resumeData: resumeData, progress: nil, destination: destination, completesOnQueue: false, completionHandler: completionHandler)
+        }
+        if let error = completion.error {
+            throw error
+        }
+        guard let fileURL = completion.fileURL else {
+            throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength)
+        }
+        return Response(
+            request: request,
+            head: completion.response,
+            data: [],
+            result: .success(fileURL),
+            metrics: completion.metrics,
+            redirectChain: completion.redirectChain
+        )
+    }
+
+    private func resumedDownloadTask(
+        _ request: Request,
+        _ resumeData: ResumeData,
+        progress: (@Sendable (Progress) -> Void)?,
+        destination: DownloadDestination?,
+        completionHandler: @escaping @Sendable (TaskCompletion) -> Void
+    ) -> DownloadTask {
+        self.makeDownloadTask(request, resumeData: resumeData, progress: progress, destination: destination, completesOnQueue: true) { _, completion in
+            completionHandler(completion)
+        }
+    }
+
+    private func makeDownloadTask(
+        _ request: Request,
+        resumeData: ResumeData?,
+        progress: (@Sendable (Progress) -> Void)?,
+        destination: DownloadDestination?,
+        completesOnQueue: Bool,
+        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
+    ) -> DownloadTask {
+        let directory = self.downloadDirectory
+        return self.makeTask(
+            DownloadTask.self,
+            with: request,
+            serializer: HTTPResponseSerializer(),
+            hooks: SessionHooks(),
+            uploadProgress: nil,
+            downloadProgress: progress,
+            completesOnQueue: completesOnQueue,
+            execute: { executor, task in
+                // Every task made here is a DownloadTask; the cast only restores the static type.
+                guard let download = task as? DownloadTask else { return ExecutionOutcome(request: request, error: .cancelled) }
+                return await executor.download(download, resumeData: resumeData, directory: directory, destination: destination)
+            },
+            completionHandler: completionHandler
+        )
+    }
+}
