@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 
 /// What running a request produced, before response serialization.
@@ -22,13 +23,21 @@ struct RequestExecutor: Sendable {
     let hooks: SessionHooks
     let maximumRedirects: Int
     let credential: Credential?
+    /// The session's trust hook; `nil` for the transport's own.
+    let serverTrustEvaluator: ServerTrustEvaluator?
+    let logger: Logger
 
     func run(_ task: SessionTask) async -> ExecutionOutcome {
         var outcome = ExecutionOutcome(request: task.originalRequest)
         do {
             try await self.run(task, into: &outcome)
         } catch {
-            outcome.error = Self.lupineError(for: error)
+            let lupineError = Self.lupineError(for: error)
+            outcome.error = lupineError
+            self.logger.debug(
+                "Request failed",
+                metadata: ["task": "\(task.taskIdentifier)", "error": "\(lupineError.description)"]
+            )
         }
         return outcome
     }
@@ -40,10 +49,15 @@ struct RequestExecutor: Sendable {
         var authenticationFailures = 0
         while true {
             try Task.checkCancellation()
+            request = request.movingUserInfoCredentialToHeader()
             outcome.request = request
             task.delegate.willSendBody(length: request.body.knownLength)
-            let response = try await self.transport.execute(TransportRequest(request))
+            self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
+            var transportRequest = TransportRequest(request)
+            transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
+            let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
+            self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
             outcome.head = head
             outcome.metrics = response.metrics
             task.didReceive(head)
@@ -146,6 +160,8 @@ struct RequestExecutor: Sendable {
         switch error {
         case let error as LupineError: return error
         case TransportError.cancelled, is CancellationError: return .cancelled
+        case TransportError.serverTrustRejected(let host, let reason, let chain):
+            return .serverTrustEvaluationFailed(host: host, reason: reason, certificateChain: chain)
         case let error as TransportError: return .transport(error)
         default: return .transport(.requestBodyFailed(underlying: error))
         }

@@ -14,6 +14,9 @@ public struct TransportRequest: Sendable {
     public var body: TransportRequestBody?
     /// A limit for this whole request; `nil` uses the transport's ``TransportConfiguration/requestTimeout``.
     public var timeout: TimeAmount?
+    /// The trust hook for an `https` request; `nil` uses the transport's
+    /// ``TransportConfiguration/serverTrustEvaluator``. Connections are pooled per evaluator object.
+    public var serverTrustEvaluator: ServerTrustEvaluator?
 
     /// Creates a request.
     public init(
@@ -21,13 +24,15 @@ public struct TransportRequest: Sendable {
         url: URL,
         headers: HTTPHeaders = [:],
         body: TransportRequestBody? = nil,
-        timeout: TimeAmount? = nil
+        timeout: TimeAmount? = nil,
+        serverTrustEvaluator: ServerTrustEvaluator? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.serverTrustEvaluator = serverTrustEvaluator
     }
 }
 

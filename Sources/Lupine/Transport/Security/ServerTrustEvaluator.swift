@@ -1,4 +1,3 @@
-import NIOCore
 import X509
 
 /// What a trust evaluator is shown for each new TLS connection.
@@ -62,13 +61,9 @@ public final class ServerTrustEvaluator: Sendable {
         guard let leaf = parsed.first else {
             return .rejected(reason: "the server presented no certificate")
         }
-        let isAddress = (try? SocketAddress(ipAddress: challenge.host, port: 0)) != nil
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy()
-            ServerIdentityPolicy(
-                serverHostname: isAddress ? nil : challenge.host,
-                serverIP: isAddress ? challenge.host : nil
-            )
+            ServerIdentityPolicy(host: challenge.host)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(parsed.dropFirst()))
         switch result {
