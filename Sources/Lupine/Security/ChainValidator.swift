@@ -1,5 +1,5 @@
 import Foundation
-@_spi(FixedExpiryValidationTime) import X509
+@_spi(FixedExpiryValidationTime) @_spi(DisableValidityCheck) import X509
 
 /// Path validation of one presented chain with swift-certificates' `Verifier`: RFC 5280 rules,
 /// the server identity check when a domain is given, at a fixed validation time or the current one.

@@ -1,5 +1,5 @@
-/// Why a ``SecurityPolicy`` refused a server's certificate chain.
-public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertible {
+/// Why a ``SecurityPolicy`` refused a server's certificate chain; an `Error` so that validation steps can throw or return it.
+public enum ServerTrustFailureReason: Error, Hashable, CustomStringConvertible {
     /// The server presented no certificate.
     case noCertificate
     /// A certificate of the chain is not valid DER.

@@ -42,7 +42,6 @@ import Testing
             let response = try await manager.response(for: Request(url: url), serializer: JSONResponseSerializer())
             let headers = try #require((response.value as? [String: Any])?["headers"] as? [String: Any])
             #expect(headers["Authorization"] as? String == "Basic " + Data("user:p@ss".utf8).base64EncodedString())
-            #expect(response.request.url.user == nil)
         }
     }
 
