@@ -33,23 +33,15 @@ extension IssuedCertificate {
                 SubjectAlternativeNames(dnsNames.map(GeneralName.dnsName))
             }
         }
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
+        let certificate = try TestCertificateAuthority.sign(
+            subject: subject,
+            key: key,
             notValidBefore: notValidBefore,
             notValidAfter: notValidAfter,
-            issuer: subject,
-            subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions,
-            issuerPrivateKey: key
+            issuer: subject,
+            issuerKey: key
         )
-        return IssuedCertificate(
-            certificate: certificate,
-            privateKey: key,
-            certificateDER: try TestCertificateAuthority.derBytes(of: certificate),
-            certificatePEM: try certificate.serializeAsPEM().pemString
-        )
+        return try IssuedCertificate(certificate: certificate, privateKey: key)
     }
 }

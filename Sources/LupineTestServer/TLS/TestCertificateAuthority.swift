@@ -106,7 +106,28 @@ public struct TestCertificateAuthority: Sendable {
                 AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier)
             }
         }
-        return try Certificate(
+        return try Self.sign(
+            subject: subject,
+            key: key,
+            notValidBefore: notValidBefore,
+            notValidAfter: notValidAfter,
+            extensions: extensions,
+            issuer: issuer,
+            issuerKey: issuerKey
+        )
+    }
+
+    /// A v3 certificate for `key` and `subject`, signed with ECDSA-SHA256 by `issuerKey`.
+    static func sign(
+        subject: DistinguishedName,
+        key: Certificate.PrivateKey,
+        notValidBefore: Date,
+        notValidAfter: Date,
+        extensions: Certificate.Extensions,
+        issuer: DistinguishedName,
+        issuerKey: Certificate.PrivateKey
+    ) throws -> Certificate {
+        try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: key.publicKey,
@@ -161,24 +182,16 @@ public struct TestCertificateAuthority: Sendable {
             SubjectKeyIdentifier(hash: key.publicKey)
             AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier)
         }
-        let leaf = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
+        let leaf = try Self.sign(
+            subject: subject,
+            key: key,
             notValidBefore: notValidBefore,
             notValidAfter: notValidAfter,
-            issuer: certificate.subject,
-            subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions,
-            issuerPrivateKey: privateKey
+            issuer: certificate.subject,
+            issuerKey: privateKey
         )
-        return IssuedCertificate(
-            certificate: leaf,
-            privateKey: key,
-            certificateDER: try Self.derBytes(of: leaf),
-            certificatePEM: try leaf.serializeAsPEM().pemString
-        )
+        return try IssuedCertificate(certificate: leaf, privateKey: key)
     }
 
     static func derBytes(of certificate: Certificate) throws -> [UInt8] {

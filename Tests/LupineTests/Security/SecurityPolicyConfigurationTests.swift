@@ -66,7 +66,7 @@ import Testing
     @Test func connectionsArePooledPerPolicy() async throws {
         let chains = try TrustFixtures.chains()
         try await TrustFixtures.withServer(presenting: .valid) { server, transport in
-            let manager = HTTPSessionManager(baseURL: try #require(URL(string: "https://localhost:\(server.port)/")), transport: transport)
+            let manager = HTTPSessionManager(baseURL: URL(string: "https://localhost:\(server.port)/"), transport: transport)
             let policy = SecurityPolicy(additionalTrustRoots: [chains.root.certificateDER])
             try manager.setSecurityPolicy(policy)
             let first = try await Self.connectionID(manager)
