@@ -2,10 +2,11 @@ import Foundation
 import Logging
 
 /// What the session logs about a request or response, with credentials left out: the
-/// `Authorization`, `Cookie` and `Proxy-Authorization` values are redacted and URLs lose their user-info.
+/// `Authorization`, `Cookie`, `Proxy-Authorization` and `Set-Cookie` values are redacted and URLs
+/// lose their user-info.
 enum RequestLogMetadata {
     /// Header fields whose values are never logged.
-    static let redactedHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    static let redactedHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "set-cookie"]
 
     /// The placeholder logged instead of a redacted value.
     static let redactedValue = "<redacted>"

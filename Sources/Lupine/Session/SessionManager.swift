@@ -115,9 +115,9 @@ open class SessionManager: @unchecked Sendable {
         }
     }
 
-    /// Where requests, responses, redirects and failures are logged, at `debug` level. The
-    /// `Authorization`, `Cookie` and `Proxy-Authorization` headers are redacted and URLs are
-    /// logged without user-info.
+    /// Where requests, responses (redirects included) and failures are logged, at `debug` level.
+    /// The `Authorization`, `Cookie`, `Proxy-Authorization` and `Set-Cookie` headers are redacted
+    /// and URLs are logged without user-info.
     public var logger: Logger {
         get { self.settings.withLockedValue { $0.logger } }
         set { self.settings.withLockedValue { $0.logger = newValue } }
