@@ -28,6 +28,12 @@ struct ServeCommand: AsyncParsableCommand {
     var caOut: String?
 
     @Option(
+        name: .customLong("cert-out"),
+        help: ArgumentHelp("With --tls, write the served leaf certificate (DER) to this file, for --pin-cert.", valueName: "path")
+    )
+    var certOut: String?
+
+    @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp("Close keep-alive connections idle this many seconds.", valueName: "seconds")
     )
@@ -39,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if caOut != nil && !tls {
             throw ValidationError("--ca-out needs --tls.")
+        }
+        if certOut != nil && !tls {
+            throw ValidationError("--cert-out needs --tls.")
         }
         if let idleTimeout, !(idleTimeout > 0) {
             throw ValidationError("--idle-timeout must be a positive number of seconds.")
@@ -52,10 +61,16 @@ struct ServeCommand: AsyncParsableCommand {
         if let caOut, let pem = server.certificateAuthorityPEM {
             try Data(pem.utf8).write(to: URL(fileURLWithPath: caOut))
         }
+        if let certOut, let der = server.leafCertificateDER {
+            try Data(der).write(to: URL(fileURLWithPath: certOut))
+        }
         StandardOutput.writeLine("Serving on \(server.baseURL.absoluteString)")
         StandardOutput.writeLine("Faults on \(server.faultsBaseURL.absoluteString)")
         if let caOut {
             StandardOutput.writeLine("CA certificate written to \(caOut)")
+        }
+        if let certOut {
+            StandardOutput.writeLine("Leaf certificate written to \(certOut)")
         }
         await TerminationSignal.wait()
         await server.stop()

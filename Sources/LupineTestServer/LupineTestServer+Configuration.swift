@@ -8,15 +8,24 @@ extension LupineTestServer {
         public var port: Int
         /// Whether the main listener serves HTTPS with a certificate chain generated at start.
         public var tls: Bool
+        /// When set, the main listener serves HTTPS presenting this chain (whatever ``tls`` says).
+        public var certificateChain: ServerCertificateChain?
         /// When set, the main listener closes keep-alive connections that stay idle this long.
         public var idleTimeout: Duration?
 
         /// Creates a configuration.
-        public init(host: String = "127.0.0.1", port: Int = 0, tls: Bool = false, idleTimeout: Duration? = nil) {
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            tls: Bool = false,
+            idleTimeout: Duration? = nil,
+            certificateChain: ServerCertificateChain? = nil
+        ) {
             self.host = host
             self.port = port
             self.tls = tls
             self.idleTimeout = idleTimeout
+            self.certificateChain = certificateChain
         }
     }
 }

@@ -32,11 +32,12 @@ public final class LupineTestServer: Sendable {
     public let baseURL: URL
     /// The fault listener's URL (always plain HTTP).
     public let faultsBaseURL: URL
-    /// In TLS mode, the generated root CA certificate (DER) that the served leaf chains to.
+    /// In TLS mode with a generated chain, the root CA certificate (DER) that the served leaf chains to.
     public let certificateAuthorityDER: [UInt8]?
     /// In TLS mode, the generated root CA certificate (PEM), for tools such as `curl --cacert`.
     public let certificateAuthorityPEM: String?
-    /// In TLS mode, the served leaf certificate (DER), valid for `localhost`, `127.0.0.1` and `::1`.
+    /// In TLS mode, the served leaf certificate (DER); the generated one is valid for `localhost`,
+    /// `127.0.0.1` and `::1`.
     public let leafCertificateDER: [UInt8]?
 
     private let registry: ConnectionRegistry
@@ -61,9 +62,9 @@ public final class LupineTestServer: Sendable {
         self.port = port
         self.baseURL = baseURL
         self.faultsBaseURL = faultsBaseURL
-        self.certificateAuthorityDER = identity?.authority.certificateDER
-        self.certificateAuthorityPEM = identity?.authority.certificatePEM
-        self.leafCertificateDER = identity?.leaf.certificateDER
+        self.certificateAuthorityDER = identity?.authority?.certificateDER
+        self.certificateAuthorityPEM = identity?.authority?.certificatePEM
+        self.leafCertificateDER = identity?.chain.leafDER
         self.registry = registry
         self.serviceGroup = serviceGroup
         self.runTask = runTask
@@ -77,8 +78,13 @@ public final class LupineTestServer: Sendable {
         var logger = Logger(label: "LupineTestServer")
         logger.logLevel = .critical
         let registry = ConnectionRegistry()
-        let identity = configuration.tls ? try ServerTLSIdentity() : nil
-        let scheme = configuration.tls ? "https" : "http"
+        let identity: ServerTLSIdentity?
+        if let chain = configuration.certificateChain {
+            identity = ServerTLSIdentity(chain: chain)
+        } else {
+            identity = configuration.tls ? try ServerTLSIdentity() : nil
+        }
+        let scheme = identity == nil ? "http" : "https"
 
         let router = Router(context: TestServerRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: ConnectionIDMiddleware(registry: registry))

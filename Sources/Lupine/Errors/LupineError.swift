@@ -22,6 +22,13 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     case sessionInvalidated
     /// The transport failed (connection, TLS, timeout, protocol).
     case transport(TransportError)
+    /// The server's certificate chain (DER, leaf first) was refused by the session's
+    /// ``SecurityPolicy`` (or the transport's trust evaluator) for `reason`.
+    case serverTrustEvaluationFailed(host: String, reason: String, certificateChain: [[UInt8]])
+    /// A pinning ``SecurityPolicy`` was set on an ``HTTPSessionManager`` whose base URL is not `https`.
+    case pinningRequiresSecureBaseURL(URL?)
+    /// Certificates or keys could not be loaded from `path`.
+    case certificateLoadingFailed(path: String, reason: String)
 
     /// Why parameters could not be encoded.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -158,6 +165,12 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "The session was invalidated."
         case .transport(let error):
             return error.description
+        case .serverTrustEvaluationFailed(let host, let reason, _):
+            return "The certificate of \(host) was not trusted: \(reason)."
+        case .pinningRequiresSecureBaseURL(let url):
+            return "A pinning security policy needs an https base URL; the manager's is \(url?.absoluteString ?? "not set")."
+        case .certificateLoadingFailed(let path, let reason):
+            return "No certificate could be loaded from \(path): \(reason)."
         }
     }
 

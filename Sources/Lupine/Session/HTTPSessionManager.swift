@@ -29,6 +29,17 @@ open class HTTPSessionManager: SessionManager, @unchecked Sendable {
         set { self.serializer.withLockedValue { $0 = newValue } }
     }
 
+    /// Sets ``SessionManager/securityPolicy``, as AFNetworking's `setSecurityPolicy:`.
+    ///
+    /// - Throws: ``LupineError/pinningRequiresSecureBaseURL(_:)`` when `policy` pins certificates
+    ///   or keys and ``baseURL`` is not an `https` URL: pinning only means something over TLS.
+    open override func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        if policy.pinningMode != .none && self.baseURL?.scheme?.lowercased() != "https" {
+            throw LupineError.pinningRequiresSecureBaseURL(self.baseURL)
+        }
+        try super.setSecurityPolicy(policy)
+    }
+
     /// Builds the request for `method`, `urlString` (relative to ``baseURL``), `parameters` and extra `headers`.
     public func makeRequest(
         _ method: HTTPMethod,

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 
 /// What running a request produced, before response serialization.
@@ -24,6 +25,9 @@ struct RequestExecutor: Sendable {
     let hooks: SessionHooks
     let maximumRedirects: Int
     let credential: Credential?
+    /// The session's trust hook; `nil` for the transport's own.
+    let serverTrustEvaluator: ServerTrustEvaluator?
+    let logger: Logger
 
     /// Runs `task`'s request and reads the response body into memory.
     func run(_ task: SessionTask) async -> ExecutionOutcome {
@@ -35,7 +39,12 @@ struct RequestExecutor: Sendable {
                 return try await self.readBody(body, expectedLength: length, of: task)
             }
         } catch {
-            outcome.error = Self.lupineError(for: error)
+            let lupineError = Self.lupineError(for: error)
+            outcome.error = lupineError
+            self.logger.debug(
+                "Request failed",
+                metadata: ["task": "\(task.taskIdentifier)", "error": "\(lupineError.description)"]
+            )
         }
         return outcome
     }
@@ -54,10 +63,15 @@ struct RequestExecutor: Sendable {
         var authenticationFailures = 0
         while true {
             try Task.checkCancellation()
+            request = request.movingUserInfoCredentialToHeader()
             outcome.request = request
             task.delegate.willSendBody(length: request.body.knownLength)
-            let response = try await self.transport.execute(TransportRequest(request, progress: task.delegate))
+            self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
+            var transportRequest = TransportRequest(request, progress: task.delegate)
+            transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
+            let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
+            self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
             outcome.head = head
             outcome.metrics = response.metrics
             task.didReceive(head)
@@ -168,6 +182,8 @@ struct RequestExecutor: Sendable {
         case TransportError.cancelled, is CancellationError: return .cancelled
         // A failure of Lupine's own body producer (a multipart part) is reported as itself.
         case TransportError.requestBodyFailed(let underlying as LupineError): return underlying
+        case TransportError.serverTrustRejected(let host, let reason, let chain):
+            return .serverTrustEvaluationFailed(host: host, reason: reason, certificateChain: chain)
         case let error as TransportError: return .transport(error)
         default: return .transport(.requestBodyFailed(underlying: error))
         }

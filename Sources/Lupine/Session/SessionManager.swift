@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 
 /// Creates and runs tasks on a transport, as AFNetworking's `AFURLSessionManager`: per-task
@@ -23,6 +24,10 @@ open class SessionManager: @unchecked Sendable {
         var maximumRedirects = 10
         var downloadDirectory = FileManager.default.temporaryDirectory
         var credential: Credential?
+        var securityPolicy = SecurityPolicy.default
+        /// The evaluator made from `securityPolicy` when it was set; `nil` until then.
+        var serverTrustEvaluator: ServerTrustEvaluator?
+        var logger = Logger(label: "com.lupine.session")
         var isInvalidated = false
         var isTransportShutDown = false
         var tasks: [Int: SessionTask] = [:]
@@ -96,6 +101,37 @@ open class SessionManager: @unchecked Sendable {
     public var credential: Credential? {
         get { self.settings.withLockedValue { $0.credential } }
         set { self.settings.withLockedValue { $0.credential = newValue } }
+    }
+
+    /// How servers' certificates are judged for this manager's `https` requests (default
+    /// ``SecurityPolicy/default``); change it with ``setSecurityPolicy(_:)``.
+    ///
+    /// Until a policy is set, the transport's own ``TransportConfiguration/serverTrustEvaluator``
+    /// decides, which by default makes the same checks as ``SecurityPolicy/default``.
+    public var securityPolicy: SecurityPolicy {
+        self.settings.withLockedValue { $0.securityPolicy }
+    }
+
+    /// Sets ``securityPolicy`` for the tasks created from now on: each new TLS connection they
+    /// open is evaluated with it, and connections opened under another policy are never reused
+    /// for them. Setting an equal policy again keeps the pooled connections.
+    ///
+    /// - Throws: Nothing here; ``HTTPSessionManager`` throws
+    ///   ``LupineError/pinningRequiresSecureBaseURL(_:)`` for a pinning policy without an `https` base URL.
+    open func setSecurityPolicy(_ policy: SecurityPolicy) throws {
+        self.settings.withLockedValue { settings in
+            guard settings.serverTrustEvaluator == nil || settings.securityPolicy != policy else { return }
+            settings.securityPolicy = policy
+            settings.serverTrustEvaluator = policy.makeServerTrustEvaluator()
+        }
+    }
+
+    /// Where requests, responses (redirects included) and failures are logged, at `debug` level.
+    /// The `Authorization`, `Cookie`, `Proxy-Authorization` and `Set-Cookie` headers are redacted
+    /// and URLs are logged without user-info.
+    public var logger: Logger {
+        get { self.settings.withLockedValue { $0.logger } }
+        set { self.settings.withLockedValue { $0.logger = newValue } }
     }
 
     // MARK: Tasks
@@ -204,7 +240,9 @@ open class SessionManager: @unchecked Sendable {
             transport: self.transport,
             hooks: hooks,
             maximumRedirects: settings.maximumRedirects,
-            credential: settings.credential
+            credential: settings.credential,
+            serverTrustEvaluator: settings.serverTrustEvaluator,
+            logger: settings.logger
         )
         let isInvalidated = settings.isInvalidated
         let task = Kind(

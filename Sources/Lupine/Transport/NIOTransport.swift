@@ -43,7 +43,10 @@ public final class NIOTransport: Transport {
     }
 
     public func execute(_ request: TransportRequest) async throws -> TransportResponse {
-        let key = try PoolKey(url: request.url, trustEvaluator: self.configuration.serverTrustEvaluator)
+        let key = try PoolKey(
+            url: request.url,
+            trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator
+        )
         let metrics = MetricsRecorder()
         let deadline = (request.timeout ?? self.configuration.requestTimeout).map { (NIODeadline.now() + $0, $0) }
         var head = HTTPRequestHead(

@@ -21,8 +21,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case requestTimeout(timeout: TimeAmount)
     /// The TLS handshake failed for a reason other than the trust decision.
     case tlsHandshakeFailed(host: String, underlying: any Error)
-    /// The server's certificate chain was rejected by the trust evaluator.
-    case serverTrustRejected(host: String, reason: String)
+    /// The server's certificate chain (DER, leaf first) was rejected by the trust evaluator.
+    case serverTrustRejected(host: String, reason: String, certificateChain: [[UInt8]])
     /// The server closed the connection before sending a complete response head.
     case connectionClosedBeforeResponse
     /// The server closed the connection before the response body was complete.
@@ -61,7 +61,7 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return "The request did not complete within \(timeout.lupineSeconds) s."
         case .tlsHandshakeFailed(let host, let underlying):
             return "The TLS handshake with \(host) failed: \(underlying)."
-        case .serverTrustRejected(let host, let reason):
+        case .serverTrustRejected(let host, let reason, _):
             return "The certificate of \(host) was not trusted: \(reason)."
         case .connectionClosedBeforeResponse:
             return "The server closed the connection before sending a response."

@@ -18,6 +18,9 @@ public struct TransportRequest: Sendable {
     /// socket (taken by the kernel, not merely queued), with the total written so far. A retry
     /// on a new connection starts counting again from zero.
     public var bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)?
+    /// The trust hook for an `https` request; `nil` uses the transport's
+    /// ``TransportConfiguration/serverTrustEvaluator``. Connections are pooled per evaluator object.
+    public var serverTrustEvaluator: ServerTrustEvaluator?
 
     /// Creates a request.
     public init(
@@ -26,7 +29,8 @@ public struct TransportRequest: Sendable {
         headers: HTTPHeaders = [:],
         body: TransportRequestBody? = nil,
         timeout: TimeAmount? = nil,
-        bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)? = nil
+        bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)? = nil,
+        serverTrustEvaluator: ServerTrustEvaluator? = nil
     ) {
         self.method = method
         self.url = url
@@ -34,6 +38,7 @@ public struct TransportRequest: Sendable {
         self.body = body
         self.timeout = timeout
         self.bodyProgress = bodyProgress
+        self.serverTrustEvaluator = serverTrustEvaluator
     }
 }
 

@@ -16,12 +16,14 @@ struct HTTPExchange {
 
     func run() async throws {
         let request: Request
+        let manager: HTTPSessionManager
         do {
             request = try self.makeRequest()
+            manager = HTTPSessionManager(baseURL: request.url)
+            try manager.setSecurityPolicy(self.options.securityPolicy())
         } catch let error as LupineError {
             throw Self.fail(error.description, code: 1)
         }
-        let manager = HTTPSessionManager()
         manager.maximumRedirects = self.options.maxRedirects
         var serializer = HTTPResponseSerializer()
         serializer.acceptableStatusCodes = IndexSet(integersIn: 100..<600)

@@ -44,7 +44,40 @@ struct RequestOptions: ParsableArguments {
     )
     var printSelection: String?
 
+    @Option(
+        name: .customLong("pin-cert"),
+        help: ArgumentHelp(
+            "Trust the server only through this certificate (DER or PEM): leaf, intermediate or root. Repeatable.",
+            valueName: "file"
+        )
+    )
+    var pinnedCertificateFiles: [String] = []
+
+    @Option(
+        name: .customLong("pin-key"),
+        help: ArgumentHelp(
+            "Trust the server only if its chain has this public key (a certificate or a PEM public key). Repeatable.",
+            valueName: "file"
+        )
+    )
+    var pinnedKeyFiles: [String] = []
+
+    @Option(
+        name: .customLong("cacert"),
+        help: ArgumentHelp("Trust this root certificate (DER or PEM) besides the system's. Repeatable.", valueName: "file")
+    )
+    var trustedRootFiles: [String] = []
+
+    @Flag(help: "Accept invalid certificates; without a pin the name is not checked either.")
+    var insecure = false
+
+    @Flag(name: .customLong("no-domain-validation"), help: "Do not check that the certificate names the host.")
+    var noDomainValidation = false
+
     func validate() throws {
+        if !pinnedCertificateFiles.isEmpty && !pinnedKeyFiles.isEmpty {
+            throw ValidationError("--pin-cert and --pin-key exclude each other.")
+        }
         if json && form {
             throw ValidationError("--json and --form exclude each other.")
         }

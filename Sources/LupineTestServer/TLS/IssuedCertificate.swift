@@ -11,6 +11,14 @@ public struct IssuedCertificate: Sendable {
     /// The certificate, PEM encoded.
     public let certificatePEM: String
 
+    /// Pairs `certificate` with its key, encoding the certificate as DER and PEM.
+    init(certificate: Certificate, privateKey: Certificate.PrivateKey) throws {
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.certificateDER = try TestCertificateAuthority.derBytes(of: certificate)
+        self.certificatePEM = try certificate.serializeAsPEM().pemString
+    }
+
     /// The private key, PEM encoded (PKCS #8).
     public func privateKeyPEM() throws -> String {
         try privateKey.serializeAsPEM().pemString

@@ -1,22 +1,31 @@
 import NIOSSL
 
-/// The certificate chain a TLS-mode server presents: a fresh root CA and a leaf for `localhost`,
-/// `127.0.0.1` and `::1` signed by it.
+/// The certificate chain a TLS-mode server presents: a chosen one, or by default a fresh root CA
+/// and a leaf for `localhost`, `127.0.0.1` and `::1` signed by it.
 struct ServerTLSIdentity: Sendable {
-    let authority: TestCertificateAuthority
-    let leaf: IssuedCertificate
+    /// The generated root, when the chain was generated.
+    let authority: TestCertificateAuthority?
+    let chain: ServerCertificateChain
 
     init() throws {
-        authority = try TestCertificateAuthority()
-        leaf = try authority.issueLeaf(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"])
+        let authority = try TestCertificateAuthority()
+        let leaf = try authority.issueLeaf(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"])
+        self.authority = authority
+        self.chain = ServerCertificateChain(leaf: leaf, issuers: [authority.certificateDER])
     }
 
-    /// A server configuration presenting `[leaf, root]`.
+    init(chain: ServerCertificateChain) {
+        self.authority = nil
+        self.chain = chain
+    }
+
+    /// A server configuration presenting the chain.
     func serverConfiguration() throws -> TLSConfiguration {
-        let chain = try [leaf.certificateDER, authority.certificateDER].map {
+        let certificates = try chain.certificatesDER.map {
             NIOSSLCertificateSource.certificate(try NIOSSLCertificate(bytes: $0, format: .der))
         }
-        let key = try NIOSSLPrivateKey(bytes: Array(leaf.privateKeyPEM().utf8), format: .pem)
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        let pem = try chain.privateKey.serializeAsPEM().pemString
+        let key = try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem)
+        return TLSConfiguration.makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key))
     }
 }

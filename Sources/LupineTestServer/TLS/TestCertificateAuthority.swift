@@ -42,27 +42,103 @@ public struct TestCertificateAuthority: Sendable {
             OrganizationName("Lupine")
             CommonName(commonName)
         }
+        try self.init(
+            certificate: Self.makeAuthorityCertificate(
+                subject: name,
+                key: key,
+                notValidBefore: notValidBefore,
+                notValidAfter: notValidAfter,
+                issuer: name,
+                issuerKey: key,
+                authorityKeyIdentifier: nil
+            ),
+            privateKey: key
+        )
+    }
+
+    private init(certificate: Certificate, privateKey: Certificate.PrivateKey) throws {
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.certificateDER = try Self.derBytes(of: certificate)
+        self.certificatePEM = try certificate.serializeAsPEM().pemString
+    }
+
+    /// Issues an intermediate CA signed by this authority, with a fresh P-256 key; it issues leaves
+    /// as the root does, and they chain to the root through it.
+    ///
+    /// - Parameter commonName: The intermediate's subject common name.
+    public func issueIntermediate(
+        commonName: String = "Lupine Test Intermediate CA",
+        notValidBefore: Date = Date().addingTimeInterval(-3600),
+        notValidAfter: Date = Date().addingTimeInterval(86400)
+    ) throws -> TestCertificateAuthority {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let name = try DistinguishedName {
+            OrganizationName("Lupine")
+            CommonName(commonName)
+        }
+        let certificate = try Self.makeAuthorityCertificate(
+            subject: name,
+            key: key,
+            notValidBefore: notValidBefore,
+            notValidAfter: notValidAfter,
+            issuer: self.certificate.subject,
+            issuerKey: self.privateKey,
+            authorityKeyIdentifier: try self.certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+        )
+        return try TestCertificateAuthority(certificate: certificate, privateKey: key)
+    }
+
+    private static func makeAuthorityCertificate(
+        subject: DistinguishedName,
+        key: Certificate.PrivateKey,
+        notValidBefore: Date,
+        notValidAfter: Date,
+        issuer: DistinguishedName,
+        issuerKey: Certificate.PrivateKey,
+        authorityKeyIdentifier: ArraySlice<UInt8>?
+    ) throws -> Certificate {
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
             Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             SubjectKeyIdentifier(hash: key.publicKey)
+            if let authorityKeyIdentifier {
+                AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier)
+            }
         }
-        let certificate = try Certificate(
+        return try Self.sign(
+            subject: subject,
+            key: key,
+            notValidBefore: notValidBefore,
+            notValidAfter: notValidAfter,
+            extensions: extensions,
+            issuer: issuer,
+            issuerKey: issuerKey
+        )
+    }
+
+    /// A v3 certificate for `key` and `subject`, signed with ECDSA-SHA256 by `issuerKey`.
+    static func sign(
+        subject: DistinguishedName,
+        key: Certificate.PrivateKey,
+        notValidBefore: Date,
+        notValidAfter: Date,
+        extensions: Certificate.Extensions,
+        issuer: DistinguishedName,
+        issuerKey: Certificate.PrivateKey
+    ) throws -> Certificate {
+        try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: key.publicKey,
             notValidBefore: notValidBefore,
             notValidAfter: notValidAfter,
-            issuer: name,
-            subject: name,
+            issuer: issuer,
+            subject: subject,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions,
-            issuerPrivateKey: key
+            issuerPrivateKey: issuerKey
         )
-        self.certificate = certificate
-        self.privateKey = key
-        self.certificateDER = try Self.derBytes(of: certificate)
-        self.certificatePEM = try certificate.serializeAsPEM().pemString
     }
 
     /// Issues a server (leaf) certificate signed by this authority, with a fresh P-256 key.
@@ -74,15 +150,18 @@ public struct TestCertificateAuthority: Sendable {
     ///   - notValidBefore: Start of validity; defaults to an hour ago.
     ///   - notValidAfter: End of validity; defaults to a day from now. Pass a past date for an
     ///     expired certificate.
+    ///   - privateKey: The leaf's key; a fresh P-256 key by default. Pass an earlier leaf's key to
+    ///     renew it with the same public key.
     /// - Returns: The certificate and its key.
     public func issueLeaf(
         commonName: String? = nil,
         dnsNames: [String],
         ipAddresses: [String] = [],
         notValidBefore: Date = Date().addingTimeInterval(-3600),
-        notValidAfter: Date = Date().addingTimeInterval(86400)
+        notValidAfter: Date = Date().addingTimeInterval(86400),
+        privateKey leafKey: Certificate.PrivateKey? = nil
     ) throws -> IssuedCertificate {
-        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let key = leafKey ?? Certificate.PrivateKey(P256.Signing.PrivateKey())
         var alternativeNames = dnsNames.map(GeneralName.dnsName)
         for address in ipAddresses {
             guard let bytes = IPAddressBytes.parse(address) else {
@@ -103,24 +182,16 @@ public struct TestCertificateAuthority: Sendable {
             SubjectKeyIdentifier(hash: key.publicKey)
             AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier)
         }
-        let leaf = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
+        let leaf = try Self.sign(
+            subject: subject,
+            key: key,
             notValidBefore: notValidBefore,
             notValidAfter: notValidAfter,
-            issuer: certificate.subject,
-            subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions,
-            issuerPrivateKey: privateKey
+            issuer: certificate.subject,
+            issuerKey: privateKey
         )
-        return IssuedCertificate(
-            certificate: leaf,
-            privateKey: key,
-            certificateDER: try Self.derBytes(of: leaf),
-            certificatePEM: try leaf.serializeAsPEM().pemString
-        )
+        return try IssuedCertificate(certificate: leaf, privateKey: key)
     }
 
     static func derBytes(of certificate: Certificate) throws -> [UInt8] {

@@ -12,7 +12,7 @@ import Testing
             await #expect {
                 _ = try await transport.get(server.baseURL.appending("/get"))
             } throws: { error in
-                guard case TransportError.serverTrustRejected(let host, _) = error else { return false }
+                guard case TransportError.serverTrustRejected(let host, _, _) = error else { return false }
                 return host == "127.0.0.1"
             }
         }
@@ -50,8 +50,8 @@ import Testing
             await #expect {
                 _ = try await transport.get(server.baseURL.appending("/get"))
             } throws: { error in
-                guard case TransportError.serverTrustRejected("127.0.0.1", "pin mismatch") = error else { return false }
-                return true
+                guard case TransportError.serverTrustRejected("127.0.0.1", "pin mismatch", let chain) = error else { return false }
+                return chain.first == server.leafCertificateDER
             }
         }
     }

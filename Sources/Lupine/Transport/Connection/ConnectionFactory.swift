@@ -17,8 +17,9 @@ struct ConnectionFactory: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["http/1.1"]
-        // Verification itself is done by the trust hook (a custom verification callback).
-        tls.certificateVerification = .fullVerification
+        // Verification, host name included, is done by the trust hook (a custom verification
+        // callback): NIOSSL's own host name check would overrule a policy that skips it.
+        tls.certificateVerification = .noHostnameVerification
         self.sslContext = Result { try NIOSSLContext(configuration: tls) }
     }
 
@@ -40,7 +41,7 @@ struct ConnectionFactory: Sendable {
         }
         connected.futureResult.whenComplete { _ in timeout.cancel() }
 
-        let trustRejection = NIOLockedValueBox<String?>(nil)
+        let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
         let decompression = self.configuration.decompressesResponses
         let ratio = self.configuration.decompressionRatioLimit
         let sslContext = self.sslContext
@@ -112,8 +113,14 @@ struct ConnectionFactory: Sendable {
                             HTTPConnection(id: id, channel: channel, handler: boundHandler, setupMetrics: setup.snapshot)
                         )
                     case .failure(let error):
-                        if let reason = trustRejection.withLockedValue({ $0 }) {
-                            connected.fail(TransportError.serverTrustRejected(host: key.host, reason: reason))
+                        if let rejection = trustRejection.withLockedValue({ $0 }) {
+                            connected.fail(
+                                TransportError.serverTrustRejected(
+                                    host: key.host,
+                                    reason: rejection.reason,
+                                    certificateChain: rejection.chain
+                                )
+                            )
                         } else {
                             connected.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
                         }
@@ -128,7 +135,7 @@ struct ConnectionFactory: Sendable {
         context: NIOSSLContext,
         key: PoolKey,
         evaluator: ServerTrustEvaluator,
-        rejection: NIOLockedValueBox<String?>
+        rejection: NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>
     ) throws -> NIOSSLClientHandler {
         // SNI carries names only, never literal addresses.
         let isAddress = (try? SocketAddress(ipAddress: key.host, port: 0)) != nil
@@ -143,7 +150,7 @@ struct ConnectionFactory: Sendable {
                 case .trusted:
                     promise.succeed(.certificateVerified)
                 case .rejected(let reason):
-                    rejection.withLockedValue { $0 = reason }
+                    rejection.withLockedValue { $0 = (reason, chain) }
                     promise.succeed(.failed)
                 }
             }

@@ -1,4 +1,3 @@
-import NIOCore
 import X509
 
 /// What a trust evaluator is shown for each new TLS connection.
@@ -18,7 +17,9 @@ public enum ServerTrustDecision: Sendable, Equatable {
 }
 
 /// The transport's trust hook: it decides, for each new TLS connection, whether the server's
-/// certificate chain is acceptable for the host. A later layer puts a security policy behind it.
+/// certificate chain is acceptable for the host. ``SecurityPolicy/makeServerTrustEvaluator()`` puts
+/// a security policy behind it. NIOSSL checks nothing itself: the evaluator alone decides, host
+/// name included.
 ///
 /// Evaluators are compared by identity: connections made under one evaluator are never reused
 /// for requests under another.
@@ -62,13 +63,9 @@ public final class ServerTrustEvaluator: Sendable {
         guard let leaf = parsed.first else {
             return .rejected(reason: "the server presented no certificate")
         }
-        let isAddress = (try? SocketAddress(ipAddress: challenge.host, port: 0)) != nil
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy()
-            ServerIdentityPolicy(
-                serverHostname: isAddress ? nil : challenge.host,
-                serverIP: isAddress ? challenge.host : nil
-            )
+            ServerIdentityPolicy(host: challenge.host)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(parsed.dropFirst()))
         switch result {

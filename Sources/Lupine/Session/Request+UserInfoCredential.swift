@@ -1,0 +1,33 @@
+import Foundation
+
+extension Request {
+    /// The request with the Basic credentials of its URL's user-info moved into `Authorization`
+    /// (unless that header is already set) and removed from the URL, so they never appear in a
+    /// logged URL or cross a redirect inside one.
+    func movingUserInfoCredentialToHeader() -> Request {
+        guard let split = self.url.splittingUserInfo() else { return self }
+        var request = self
+        request.url = split.url
+        if request.value(forHTTPHeaderField: "Authorization") == nil, let user = split.user {
+            let credential = Credential(user: user, password: split.password ?? "")
+            request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
+        }
+        return request
+    }
+}
+
+extension URL {
+    /// The URL without its user-info, with the (percent-decoded) user and password it had, or
+    /// `nil` when it has none.
+    func splittingUserInfo() -> (url: URL, user: String?, password: String?)? {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true),
+            components.user != nil || components.password != nil
+        else { return nil }
+        let user = components.user
+        let password = components.password
+        components.user = nil
+        components.password = nil
+        guard let url = components.url else { return nil }
+        return (url, user, password)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// The certificate chains every trust test uses, generated once per test run.
+enum TrustFixtures {
+    private static let generated = Result { try TestCertificateChains() }
+
+    /// The chains, or the error generating them.
+    static func chains() throws -> TestCertificateChains {
+        try self.generated.get()
+    }
+
+    /// The domain a chain is meant for: the wildcard's is a name under it, the others' `localhost`
+    /// (which the other-name leaf does not carry).
+    static func domain(of kind: TestCertificateChains.Kind) -> String {
+        kind == .wildcard ? "api.lupine.test" : "localhost"
+    }
+
+    /// Whether a real connection can be made to `domain` (it must resolve to the loopback server).
+    static func isReachable(_ domain: String?) -> Bool {
+        domain == "localhost"
+    }
+
+    /// What a chain is pinned by in the matrix: the test root for chains issued under it, the
+    /// certificate itself for a self-signed one.
+    static func anchor(of kind: TestCertificateChains.Kind, in chains: TestCertificateChains) -> [UInt8] {
+        switch kind {
+        case .selfSignedCommonName, .selfSignedAlternativeName, .selfSignedNoName:
+            return chains.chain(kind).leafDER
+        default:
+            return chains.root.certificateDER
+        }
+    }
+
+    /// Runs `body` with a TLS test server presenting `kind`'s chain and a transport of its own,
+    /// stopping both afterwards.
+    static func withServer<Result>(
+        presenting kind: TestCertificateChains.Kind,
+        _ body: (LupineTestServer, NIOTransport) async throws -> Result
+    ) async throws -> Result {
+        let chains = try self.chains()
+        return try await withServerAndTransport(
+            server: .init(certificateChain: chains.chain(kind)),
+            transport: .init(connectTimeout: .seconds(5))
+        ) { server, transport in
+            try await body(server, transport)
+        }
+    }
+
+    /// Whether a GET through a manager with `policy` to `https://host:port/get` on `transport` succeeds;
+    /// the error when it does not.
+    static func connect(
+        to host: String,
+        port: Int,
+        on transport: NIOTransport,
+        with policy: SecurityPolicy
+    ) async throws -> LupineError? {
+        let baseURL = try #require(URL(string: "https://\(host):\(port)/"))
+        let manager = HTTPSessionManager(baseURL: baseURL, transport: transport)
+        try manager.setSecurityPolicy(policy)
+        do {
+            _ = try await manager.get("get")
+            return nil
+        } catch let error as LupineError {
+            return error
+        }
+    }
+}
