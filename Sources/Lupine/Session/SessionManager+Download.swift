@@ -108,7 +108,8 @@ extension SessionManager {
         return self.makeTask(
             DownloadTask.self,
             with: request,
-            serializer: HTTPResponseSerializer(),
+            // The download checks the status itself (a 416 can complete a resumed file).
+            serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 100..<600)),
             hooks: SessionHooks(),
             uploadProgress: nil,
             downloadProgress: progress,

@@ -90,6 +90,25 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(head), promise: nil)
             state = .dripping(remaining: bytes, interval: interval, task: nil)
             drip(context: context)
+        case .interrupt(let bytes, let at, let rangeStart):
+            let headers = [
+                ("Content-Type", "application/octet-stream"),
+                ("Accept-Ranges", "bytes"),
+                ("ETag", FaultEndpoint.interruptEntityTag(bytes: bytes)),
+            ]
+            if let rangeStart {
+                var response = RawResponse.head(
+                    "HTTP/1.1 206 Partial Content",
+                    headers: headers + [("Content-Range", "bytes \(rangeStart)-\(bytes - 1)/\(bytes)"), ("Content-Length", String(bytes - rangeStart))],
+                    connectionID: id
+                )
+                DeterministicBytes.forEachRun(in: rangeStart..<bytes) { response.writeBytes($0) }
+                context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+            } else {
+                var response = RawResponse.head(headers: headers + [("Content-Length", String(bytes))], connectionID: id)
+                DeterministicBytes.forEachRun(in: 0..<at) { response.writeBytes($0) }
+                writeThenClose(response, context: context)
+            }
         case .keepAliveOnce:
             servedKeepAliveOnce = true
             let response = RawResponse.complete(contentType: "application/json", body: #"{"request":1}"#, connectionID: id)

@@ -19,6 +19,10 @@ enum FaultEndpoint: Equatable {
     case contentLengthTooLong
     /// `/drip?bytes=N&interval_ms=M`: N bytes, one every M milliseconds.
     case drip(bytes: Int, interval: TimeAmount)
+    /// `/interrupt?bytes=N&at=K`: N bytes of ``DeterministicBytes`` with an `ETag` and
+    /// `Accept-Ranges`, cut off by a close after K bytes; a `Range: bytes=S-` request (with a
+    /// matching or no `If-Range`) gets the rest, whole, as a `206`. For resumable downloads.
+    case interrupt(bytes: Int, at: Int, rangeStart: Int?)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -47,8 +51,34 @@ enum FaultEndpoint: Equatable {
         case "/http10": self = .http10
         case "/connection-close": self = .connectionClose
         case "/drip": self = Self.drip(query: request.query)
+        case "/interrupt": self = Self.interrupt(request)
         default: self = .notFound
         }
+    }
+
+    /// Largest body `/interrupt` sends.
+    static let maximumInterruptBytes = 256 * 1024 * 1024
+
+    /// The strong entity tag of `/interrupt`'s body of `bytes` bytes.
+    static func interruptEntityTag(bytes: Int) -> String { "\"interrupt-\(bytes)\"" }
+
+    private static func interrupt(_ request: FaultRequest) -> FaultEndpoint {
+        let bytes = FormURLEncoding.firstValue(named: "bytes", in: request.query).map { Int($0) } ?? 1024
+        guard let bytes, (1...maximumInterruptBytes).contains(bytes) else {
+            return .badRequest("bytes must be an integer in 1...\(maximumInterruptBytes)")
+        }
+        let at = FormURLEncoding.firstValue(named: "at", in: request.query).map { Int($0) } ?? bytes / 2
+        guard let at, (0..<bytes).contains(at) else {
+            return .badRequest("at must be an integer in 0..<bytes")
+        }
+        let ifRange = request.header("If-Range")
+        guard let range = request.header("Range"), ifRange == nil || ifRange == interruptEntityTag(bytes: bytes),
+            range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let start = Int(range.dropFirst("bytes=".count).dropLast()), (0..<bytes).contains(start)
+        else {
+            return .interrupt(bytes: bytes, at: at, rangeStart: nil)
+        }
+        return .interrupt(bytes: bytes, at: at, rangeStart: start)
     }
 
     private static func drip(query: String?) -> FaultEndpoint {

@@ -46,7 +46,8 @@ extension RequestExecutor {
                 }
             }
             opened.close()
-            if let head = outcome.head, !(200..<300).contains(head.statusCode) {
+            // A 416 that got this far confirmed the resumed file is already whole.
+            if let head = outcome.head, !(200..<300).contains(head.statusCode), !(head.statusCode == 416 && resuming) {
                 opened.remove()
                 outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data))
                 return outcome

@@ -1,0 +1,271 @@
+import Crypto
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// Download tasks against the test server: files on disk, destinations, resume data, restarts,
+/// and every way a download can go wrong.
+@Suite struct DownloadTaskTests {
+    /// A fresh folder for one test's files.
+    private func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appending(path: "lupine-download-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private func contents(of folder: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    }
+
+    private func sha256(of url: URL) throws -> SHA256.Digest {
+        SHA256.hash(data: try Data(contentsOf: url))
+    }
+
+    private func download(
+        _ manager: SessionManager,
+        _ task: (@escaping @Sendable (TaskCompletion) -> Void) throws -> DownloadTask
+    ) async throws -> TaskCompletion {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                try task { continuation.resume(returning: $0) }.resume()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    @Test func downloadsToTheDestinationWithProgress() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let target = folder.appending(path: "nested/deeper/body.bin")
+            let readings = Recorder<Double>()
+            let completion = try await self.download(manager) { done in
+                manager.downloadTask(
+                    with: Request(url: server.baseURL.appending(path: "bytes/300000")),
+                    progress: { readings.append($0.fractionCompleted) },
+                    destination: { _, _ in (target, [.createIntermediateDirectories]) },
+                    completionHandler: done
+                )
+            }
+            #expect(completion.error == nil)
+            #expect(completion.fileURL == target)
+            #expect(Array(try Data(contentsOf: target)) == DeterministicBytes.bytes(in: 0..<300_000))
+            #expect(readings.all.last == 1.0)
+            #expect(self.contents(of: folder) == ["nested"])
+        }
+    }
+
+    @Test func anExistingFileIsReplacedOnlyWhenAsked() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let target = folder.appending(path: "existing.bin")
+            try Data("old".utf8).write(to: target)
+            let url = server.baseURL.appending(path: "bytes/1000")
+            let refused = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: url), destination: { _, _ in (target, []) }, completionHandler: done)
+            }
+            guard case .downloadFailed(.cannotMoveFile(_, target, _)) = refused.error else {
+                Issue.record("expected cannotMoveFile, got \(String(describing: refused.error))")
+                return
+            }
+            #expect(self.contents(of: folder) == ["existing.bin"])
+            let replaced = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: url), destination: { _, _ in (target, [.removePreviousFile]) }, completionHandler: done)
+            }
+            #expect(replaced.error == nil)
+            #expect(Array(try Data(contentsOf: target)) == DeterministicBytes.bytes(in: 0..<1000))
+        }
+    }
+
+    @Test func anUnwritableDestinationIsAnErrorAndLeavesNoTemporaryFile() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let target = folder.appending(path: "missing-folder/file.bin")
+            let completion = try await self.download(manager) { done in
+                manager.downloadTask(
+                    with: Request(url: server.baseURL.appending(path: "bytes/5000")),
+                    destination: { _, _ in (target, []) },
+                    completionHandler: done
+                )
+            }
+            guard case .downloadFailed(.cannotMoveFile) = completion.error else {
+                Issue.record("expected cannotMoveFile, got \(String(describing: completion.error))")
+                return
+            }
+            #expect(self.contents(of: folder).isEmpty)
+        }
+    }
+
+    @Test func anErrorStatusFailsWithThePageAndLeavesNoFile() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let completion = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: server.baseURL.appending(path: "status/404")), completionHandler: done)
+            }
+            guard case .responseValidationFailed(.unacceptableStatusCode(404, _, _)) = completion.error else {
+                Issue.record("expected a 404 validation error, got \(String(describing: completion.error))")
+                return
+            }
+            #expect(completion.fileURL == nil)
+            #expect(self.contents(of: folder).isEmpty)
+        }
+    }
+
+    @Test func aDownloadCutAtARandomByteResumesToTheExactFile() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let length = 3 * 1024 * 1024
+            let cut = Int.random(in: 1..<length)
+            let url = URL(string: server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(length)&at=\(cut)")!
+            let interrupted = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: url), completionHandler: done)
+            }
+            guard case .downloadFailed(.interrupted(let resumeData, _)) = interrupted.error else {
+                Issue.record("expected an interrupted download (cut at \(cut)), got \(String(describing: interrupted.error))")
+                return
+            }
+            #expect(try ResumeData(encoded: resumeData).bytesReceived == cut)
+            let target = folder.appending(path: "whole.bin")
+            let resumed = try await self.download(manager) { done in
+                try manager.downloadTask(withResumeData: resumeData, destination: { _, _ in (target, []) }, completionHandler: done)
+            }
+            #expect(resumed.error == nil, "cut at \(cut)")
+            #expect(resumed.response?.statusCode == 206)
+            #expect(try self.sha256(of: target) == SHA256.hash(data: DeterministicBytes.bytes(in: 0..<length)), "cut at \(cut)")
+            #expect(self.contents(of: folder) == ["whole.bin"])
+        }
+    }
+
+    @Test func cancellingWithResumeDataThenResumingCompletesTheFile() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let length = 32 * 1024 * 1024
+            // The task suspends itself on its first bytes, so it cannot finish before the cancel.
+            let holder = Recorder<DownloadTask>()
+            let task = manager.downloadTask(
+                with: Request(url: server.baseURL.appending(path: "bytes/\(length)")),
+                progress: { progress in if progress.completedUnitCount > 0 { holder.all.first?.suspend() } },
+                completionHandler: { _ in }
+            )
+            holder.append(task)
+            task.resume()
+            try await waitUntil("the task suspended itself") { task.state == .suspended && task.countOfBytesReceived > 0 }
+            let resumeData = try #require(await task.cancelByProducingResumeData())
+            let partial = try ResumeData(encoded: resumeData)
+            #expect(partial.bytesReceived > 0)
+            #expect(partial.bytesReceived < length)
+            #expect(partial.entityTag == "\"bytes-\(length)\"")
+            let target = folder.appending(path: "resumed.bin")
+            let completion = try await self.download(manager) { done in
+                try manager.downloadTask(withResumeData: resumeData, destination: { _, _ in (target, []) }, completionHandler: done)
+            }
+            #expect(completion.error == nil)
+            #expect(try self.sha256(of: target) == SHA256.hash(data: DeterministicBytes.bytes(in: 0..<length)))
+        }
+    }
+
+    @Test func aChangedValidatorRestartsFromZero() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let partial = folder.appending(path: "stale.part")
+            try Data(repeating: 0xEE, count: 500).write(to: partial)
+            let url = server.baseURL.appending(path: "bytes/2000")
+            let stale = ResumeData(url: url, entityTag: "\"an-older-version\"", bytesReceived: 500, temporaryFileURL: partial)
+            let completion = try await self.download(manager) { done in
+                try manager.downloadTask(withResumeData: stale.encoded(), completionHandler: done)
+            }
+            #expect(completion.response?.statusCode == 200)
+            let file = try #require(completion.fileURL)
+            #expect(Array(try Data(contentsOf: file)) == DeterministicBytes.bytes(in: 0..<2000))
+        }
+    }
+
+    @Test func a416ForAWholeFileCompletesIt() async throws {
+        let folder = try self.folder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let whole = folder.appending(path: "whole.part")
+            try Data(DeterministicBytes.bytes(in: 0..<1500)).write(to: whole)
+            let url = server.baseURL.appending(path: "bytes/1500")
+            let resumeData = ResumeData(url: url, entityTag: "\"bytes-1500\"", bytesReceived: 1500, temporaryFileURL: whole)
+            let completion = try await self.download(manager) { done in
+                try manager.downloadTask(withResumeData: resumeData.encoded(), completionHandler: done)
+            }
+            #expect(completion.error == nil)
+            #expect(completion.response?.statusCode == 416)
+            #expect(Array(try Data(contentsOf: whole)) == DeterministicBytes.bytes(in: 0..<1500))
+        }
+    }
+
+    @Test func badResumeDataAreClearErrors() async throws {
+        let manager = SessionManager()
+        let folder = try self.folder()
+        let file = folder.appending(path: "x.part")
+        let url = try #require(URL(string: "http://127.0.0.1:1/bytes/10"))
+        let cases: [([UInt8], (LupineError.DownloadFailureReason) -> Bool)] = [
+            (Array("not resume data".utf8), { if case .resumeDataCorrupt = $0 { true } else { false } }),
+            (Array(#"{"version":99}"#.utf8), { if case .resumeDataVersionUnsupported(99, _) = $0 { true } else { false } }),
+            (Array(#"{"version":1,"url":"http://x/"}"#.utf8), { if case .resumeDataCorrupt = $0 { true } else { false } }),
+        ]
+        for (bytes, matches) in cases {
+            #expect {
+                _ = try manager.downloadTask(withResumeData: bytes) { _ in }
+            } throws: { error in
+                guard case LupineError.downloadFailed(let reason) = error else { return false }
+                return matches(reason)
+            }
+        }
+        let other = ResumeData(url: url, bytesReceived: 0, temporaryFileURL: file)
+        #expect {
+            _ = try manager.downloadTask(with: Request(url: url.appending(path: "other")), resumeData: other) { _ in }
+        } throws: { error in
+            guard case LupineError.downloadFailed(.resumeDataForAnotherURL) = error else { return false }
+            return true
+        }
+        let missingFile = ResumeData(url: url, bytesReceived: 10, temporaryFileURL: file)
+        let completion = try await self.download(manager) { done in
+            try manager.downloadTask(withResumeData: missingFile.encoded(), completionHandler: done)
+        }
+        guard case .downloadFailed(.temporaryFileMissing(file)) = completion.error else {
+            Issue.record("expected temporaryFileMissing, got \(String(describing: completion.error))")
+            return
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskIsAClearErrorAndLeavesNoFile() async throws {
+        let mountPoint = try self.folder()
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]
+        try mount.run()
+        mount.waitUntilExit()
+        try #require(mount.terminationStatus == 0, "mount failed")
+        defer {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = [mountPoint.path]
+            try? unmount.run()
+            unmount.waitUntilExit()
+        }
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = mountPoint
+            let completion = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: server.baseURL.appending(path: "bytes/4000000")), completionHandler: done)
+            }
+            guard case .downloadFailed(.fileWriteFailed) = completion.error else {
+                Issue.record("expected fileWriteFailed, got \(String(describing: completion.error))")
+                return
+            }
+            #expect(self.contents(of: mountPoint).isEmpty)
+        }
+    }
+}
