@@ -25,6 +25,7 @@ struct HTTPBinRoutes: Sendable {
         registerCaching(on: router)
         registerCookies(on: router)
         registerResponseHeaders(on: router)
+        registerUpload(on: router)
     }
 
     /// Routes `path` to `handler` for each of `methods`.
