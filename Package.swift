@@ -72,6 +72,8 @@ let package = Package(
                 "Lupine",
                 "LupineTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -94,6 +96,7 @@ let package = Package(
             dependencies: [
                 "Lupine",
                 "LupineTestServer",
+                "LupineCLI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -8,7 +8,7 @@ struct LupineCommand: AsyncParsableCommand {
         abstract: "An HTTP client and test toolkit built on the Lupine library.",
         subcommands: [
             GetCommand.self, HeadCommand.self, PostCommand.self, PutCommand.self, PatchCommand.self, DeleteCommand.self,
-            ServeCommand.self,
+            DownloadCommand.self, ServeCommand.self, DemoCommand.self,
         ]
     )
 }

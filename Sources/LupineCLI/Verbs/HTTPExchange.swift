@@ -15,16 +15,7 @@ struct HTTPExchange {
     let options: RequestOptions
 
     func run() async throws {
-        let request: Request
-        let manager: HTTPSessionManager
-        do {
-            request = try self.makeRequest()
-            manager = HTTPSessionManager(baseURL: request.url)
-            try manager.setSecurityPolicy(self.options.securityPolicy())
-        } catch let error as LupineError {
-            throw Self.fail(error.description, code: 1)
-        }
-        manager.maximumRedirects = self.options.maxRedirects
+        let (request, manager) = try self.prepare()
         var serializer = HTTPResponseSerializer()
         serializer.acceptableStatusCodes = IndexSet(integersIn: 100..<600)
         let response: Response<[UInt8]>
@@ -40,11 +31,26 @@ struct HTTPExchange {
         }
     }
 
+    /// The request the URL and items describe, and a manager set up for it by the options; a
+    /// request that cannot be built exits with a one-line reason.
+    func prepare() throws -> (Request, HTTPSessionManager) {
+        do {
+            let request = try self.makeRequest()
+            let manager = HTTPSessionManager(baseURL: request.url)
+            try manager.setSecurityPolicy(self.options.securityPolicy())
+            manager.maximumRedirects = self.options.maxRedirects
+            return (request, manager)
+        } catch let error as LupineError {
+            throw Self.fail(error.description, code: 1)
+        }
+    }
+
     /// The request the URL and items describe.
     func makeRequest() throws -> Request {
         var query: [String: any Sendable] = [:]
         var fields: [String: Any] = [:]
         var formFields: [String: any Sendable] = [:]
+        var files: [(name: String, path: String)] = []
         // Accept-Language and User-Agent as the library sends them; items may override.
         var headers = HTTPRequestSerializer().httpRequestHeaders
         for item in self.options.requestItems {
@@ -62,6 +68,8 @@ struct HTTPExchange {
                 formFields[name] = json
             case .header(let name, let value):
                 headers.replaceOrAdd(name: name, value: value)
+            case .file(let name, let path):
+                files.append((name, path))
             }
         }
         var urlString = self.options.absoluteURLString
@@ -75,6 +83,13 @@ struct HTTPExchange {
         if let auth = self.options.auth, let colon = auth.firstIndex(of: ":") {
             let credential = Credential(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
             request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
+        }
+        if !files.isEmpty {
+            request.body = .multipart(try Self.multipart(fields: formFields, files: files))
+            if case .multipart(let form) = request.body, request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            }
+            return request
         }
         guard !fields.isEmpty else { return request }
         if self.options.form {
@@ -93,6 +108,19 @@ struct HTTPExchange {
             }
         }
         return request
+    }
+
+    /// A multipart form: the data fields (in name order), then the files; a missing file is an
+    /// error here, before anything is sent.
+    private static func multipart(fields: [String: any Sendable], files: [(name: String, path: String)]) throws -> MultipartFormData {
+        var form = MultipartFormData()
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            form.appendPart(formData: "\(value)", name: name)
+        }
+        for file in files {
+            try form.appendPart(fileURL: URL(fileURLWithPath: file.path), name: file.name)
+        }
+        return form
     }
 
     private func print(request: Request, response: Response<[UInt8]>) {
@@ -114,17 +142,19 @@ struct HTTPExchange {
         FileHandle.standardOutput.write(Data(output.utf8))
     }
 
-    /// httpie's exit codes: 2 for a timeout, 6 for too many redirects, 1 otherwise.
-    private static func exitCode(for error: LupineError) -> Int32 {
+    /// httpie's exit codes: 2 for a timeout, 6 for too many redirects, 3, 4 or 5 for an
+    /// unacceptable status, 1 otherwise.
+    static func exitCode(for error: LupineError) -> Int32 {
         switch error {
         case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout): return 2
         case .redirectFailed: return 6
+        case .responseValidationFailed(.unacceptableStatusCode(let code, _, _)) where (300..<600).contains(code): return Int32(code / 100)
         default: return 1
         }
     }
 
     /// Writes `message` as one line on stderr and returns the exit code to throw.
-    private static func fail(_ message: String, code: Int32) -> ExitCode {
+    static func fail(_ message: String, code: Int32) -> ExitCode {
         let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
         let line = oneLine.hasPrefix("lupine:") ? oneLine : "lupine: " + oneLine
         FileHandle.standardError.write(Data((line + "\n").utf8))

@@ -1,15 +1,17 @@
 import Foundation
 
 /// One request item of httpie's syntax: `key==value` (query), `key=value` (data field),
-/// `key:=json` (raw JSON field) or `Header:value` (header).
+/// `key:=json` (raw JSON field), `field@path` (file field: the body becomes multipart) or
+/// `Header:value` (header).
 enum RequestItem: Equatable {
     case query(name: String, value: String)
     case field(name: String, value: String)
     case jsonField(name: String, json: String)
     case header(name: String, value: String)
+    case file(name: String, path: String)
 
     /// The separators, longest first so that `==` wins over `=` and `:=` over `:` at the same position.
-    private static let separators = ["==", ":=", "=", ":"]
+    private static let separators = ["==", ":=", "=", ":", "@"]
 
     /// Parses `argument`, splitting at the earliest separator; `nil` when there is none or the name is empty.
     init?(_ argument: String) {
@@ -27,6 +29,7 @@ enum RequestItem: Equatable {
         case "==": self = .query(name: name, value: value)
         case ":=": self = .jsonField(name: name, json: value)
         case "=": self = .field(name: name, value: value)
+        case "@": self = .file(name: name, path: value)
         default: self = .header(name: name, value: value.trimmingCharacters(in: .whitespaces))
         }
     }

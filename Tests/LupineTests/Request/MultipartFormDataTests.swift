@@ -14,14 +14,6 @@ import Testing
         return (chunks.all.flatMap { Array($0.readableBytesView) }, chunks.all.map(\.readableBytes))
     }
 
-    private func temporaryFile(_ contents: [UInt8], name: String = "part.bin") throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "lupine-multipart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let url = folder.appending(path: name)
-        try Data(contents).write(to: url)
-        return url
-    }
-
     @Test func framingFollowsRFC7578() async throws {
         var form = MultipartFormData(boundary: "XyZ")
         form.appendPart(formData: "1", name: "a")
@@ -46,7 +38,7 @@ import Testing
     }
 
     @Test func lengthIsExactForEveryKindOfPart() async throws {
-        let file = try self.temporaryFile((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+        let file = try temporaryFile((0..<100_000).map { UInt8(truncatingIfNeeded: $0) }, name: "part.bin")
         var form = MultipartFormData()
         form.appendPart(formData: "", name: "empty")
         form.appendPart(formData: "välue", name: "ключ")
@@ -75,7 +67,7 @@ import Testing
     }
 
     @Test func fileNameAndTypeAreTakenFromTheFile() async throws {
-        let file = try self.temporaryFile(Array("-----BEGIN".utf8), name: "root.cer")
+        let file = try temporaryFile(Array("-----BEGIN".utf8), name: "root.cer")
         var form = MultipartFormData(boundary: "b")
         try form.appendPart(fileURL: file, name: "certificate")
         let text = String(decoding: try await self.produce(form).bytes, as: UTF8.self)
@@ -109,7 +101,7 @@ import Testing
     }
 
     @Test func aFileThatChangesSizeIsAnErrorNotACorruptBody() async throws {
-        let file = try self.temporaryFile([1, 2, 3])
+        let file = try temporaryFile([1, 2, 3], name: "part.bin")
         var form = MultipartFormData()
         try form.appendPart(fileURL: file, name: "f")
         try Data([1, 2, 3, 4, 5]).write(to: file)

@@ -7,13 +7,6 @@ import Testing
 /// Download tasks against the test server: files on disk, destinations, resume data, restarts,
 /// and every way a download can go wrong.
 @Suite struct DownloadTaskTests {
-    /// A fresh folder for one test's files.
-    private func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appending(path: "lupine-download-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     private func contents(of folder: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     }
@@ -36,7 +29,7 @@ import Testing
     }
 
     @Test func downloadsToTheDestinationWithProgress() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let target = folder.appending(path: "nested/deeper/body.bin")
@@ -58,7 +51,7 @@ import Testing
     }
 
     @Test func anExistingFileIsReplacedOnlyWhenAsked() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let target = folder.appending(path: "existing.bin")
@@ -81,7 +74,7 @@ import Testing
     }
 
     @Test func anUnwritableDestinationIsAnErrorAndLeavesNoTemporaryFile() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let target = folder.appending(path: "missing-folder/file.bin")
@@ -101,7 +94,7 @@ import Testing
     }
 
     @Test func anErrorStatusFailsWithThePageAndLeavesNoFile() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let completion = try await self.download(manager) { done in
@@ -117,7 +110,7 @@ import Testing
     }
 
     @Test func aDownloadCutAtARandomByteResumesToTheExactFile() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let length = 3 * 1024 * 1024
@@ -143,7 +136,7 @@ import Testing
     }
 
     @Test func cancellingWithResumeDataThenResumingCompletesTheFile() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let length = 32 * 1024 * 1024
@@ -172,7 +165,7 @@ import Testing
     }
 
     @Test func aChangedValidatorRestartsFromZero() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let partial = folder.appending(path: "stale.part")
@@ -189,7 +182,7 @@ import Testing
     }
 
     @Test func a416ForAWholeFileCompletesIt() async throws {
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
             manager.downloadDirectory = folder
             let whole = folder.appending(path: "whole.part")
@@ -207,7 +200,7 @@ import Testing
 
     @Test func badResumeDataAreClearErrors() async throws {
         let manager = SessionManager()
-        let folder = try self.folder()
+        let folder = try temporaryFolder()
         let file = folder.appending(path: "x.part")
         let url = try #require(URL(string: "http://127.0.0.1:1/bytes/10"))
         let cases: [([UInt8], (LupineError.DownloadFailureReason) -> Bool)] = [
@@ -242,7 +235,7 @@ import Testing
 
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskIsAClearErrorAndLeavesNoFile() async throws {
-        let mountPoint = try self.folder()
+        let mountPoint = try temporaryFolder()
         let mount = Process()
         mount.executableURL = URL(fileURLWithPath: "/bin/mount")
         mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]

@@ -7,16 +7,8 @@ import Testing
 /// Multipart bodies and upload tasks end to end: through `LupineTestServer`'s `/post` (which
 /// parses the form back into `form` and `files`) and `/upload` (which counts what arrived).
 @Suite struct MultipartUploadTests {
-    private func temporaryFile(_ contents: [UInt8], name: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "lupine-upload-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let url = folder.appending(path: name)
-        try Data(contents).write(to: url)
-        return url
-    }
-
     @Test func everyKindOfPartRoundTripsThroughPost() async throws {
-        let text = try self.temporaryFile(Array("plain text\n".utf8), name: "notes.txt")
+        let text = try temporaryFile(Array("plain text\n".utf8), name: "notes.txt")
         let binary = [UInt8](0...255) + [UInt8](0...255)
         let streamed = [UInt8](repeating: UInt8(ascii: "s"), count: 70_000)
         try await withSessionManager { _, manager in
@@ -103,7 +95,7 @@ import Testing
 
     @Test func uploadTasksSendFilesBytesAndStreams() async throws {
         let contents = [UInt8](repeating: 0x41, count: 3 * 1024 * 1024 + 7)
-        let file = try self.temporaryFile(contents, name: "big.bin")
+        let file = try temporaryFile(contents, name: "big.bin")
         try await withSessionManager { _, manager in
             let target = try manager.makeRequest(.PUT, "upload", parameters: nil, headers: nil)
             let readings = Recorder<Double>()

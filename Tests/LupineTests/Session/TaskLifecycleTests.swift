@@ -64,9 +64,7 @@ import Testing
     }
 
     @Test func uploadProgressFollowsTheSocketToOne() async throws {
-        let file = FileManager.default.temporaryDirectory.appending(path: "lupine-upload-\(UUID().uuidString)")
-        try Data(repeating: 0x61, count: 4 * 1024 * 1024).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let file = try temporaryFile([UInt8](repeating: 0x61, count: 4 * 1024 * 1024), name: "upload.bin")
         try await withSessionManager { _, manager in
             var request = try manager.makeRequest(.PUT, "put", parameters: nil, headers: nil)
             request.body = .file(file)
