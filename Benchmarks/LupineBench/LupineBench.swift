@@ -7,9 +7,11 @@ import NIOHTTP1
 import NIOPosix
 
 /// `lupine-bench`: small-GET throughput and latency of Lupine's transport against
-/// AsyncHTTPClient's two APIs, on the same server in the same run.
+/// AsyncHTTPClient's two APIs, the session layer's cost over the transport, and 1 GiB transfers
+/// to and from files against curl, on the same server in the same run.
 ///
-/// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N] [--only session|transport]`.
+/// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N]
+/// [--transfer-bytes N] [--only session|transport|transfers]`.
 /// Without `--url` the test server runs in this process and shares its two cores with the clients.
 @main
 struct LupineBench {
@@ -17,6 +19,9 @@ struct LupineBench {
 
     static func main() async throws {
         let arguments = CommandLine.arguments
+        if arguments.contains("--serve") {
+            try await ServerProcess.serve()
+        }
         let externalURL = Self.value(of: "--url", in: arguments).flatMap(URL.init(string:))
         let requestsAtFullConcurrency = Self.value(of: "--requests", in: arguments).flatMap(Int.init) ?? 20_000
 
@@ -30,6 +35,12 @@ struct LupineBench {
         print("lupine-bench: GET \(url) (100-byte body), \(Self.connectionsPerHost) connections per host for every client")
         print("arrangement: \(arrangement); \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
+        let transferSize = Self.value(of: "--transfer-bytes", in: arguments).flatMap(Int.init) ?? (1 << 30)
+        if Self.value(of: "--only", in: arguments) == "transfers" {
+            try await Self.transfers(external: externalURL, size: transferSize)
+            await server?.stop()
+            return
+        }
         if let path = Self.value(of: "--only", in: arguments) {
             // One path alone, for a profiler: `perf record lupine-bench --only session`.
             let jsonURL = base.absoluteString + "/get?x=1"
@@ -61,7 +72,17 @@ struct LupineBench {
             sessionRounds.append(try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: perRound))
         }
         ResultTable.printLayerCost(transport: BenchmarkResult(merging: transportRounds), session: BenchmarkResult(merging: sessionRounds))
+        try await Self.transfers(external: externalURL, size: transferSize)
         await server?.stop()
+    }
+
+    /// The large-transfer rows, against `external` or else a server in a child process.
+    static func transfers(external: URL?, size: Int) async throws {
+        let child = external == nil ? try ServerProcess() : nil
+        defer { child?.stop() }
+        guard let base = external ?? child?.baseURL else { return }
+        print("\nlarge transfers: server at \(base.absoluteString) in \(external == nil ? "a child" : "another") process")
+        TransferBenchmark.print(try await TransferBenchmark.run(base: base, size: size))
     }
 
     static func lupine(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
@@ -144,7 +165,8 @@ struct LupineBench {
     }
 }
 
-/// The benchmark could not start.
+/// The benchmark could not start or run.
 enum BenchError: Error {
     case invalidURL(String)
+    case curlFailed(Int32)
 }

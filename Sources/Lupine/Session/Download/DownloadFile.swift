@@ -2,8 +2,10 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// The temporary file a download's body is written to, chunk by chunk, with NIO's non-blocking
-/// file I/O, so no thread blocks on the disk and no body sits in memory.
+/// The temporary file a download's body is written to with NIO's non-blocking file I/O, so no
+/// thread blocks on the disk. Each chunk is written as it arrives, without copying, while the
+/// next one is received: one write runs at a time (a file handle takes one operation at once),
+/// so the disk and the network overlap and at most one chunk waits in memory.
 ///
 /// Used by one download's runner at a time; it is a class so that the body-reading closure and
 /// the code around it share one write position.
@@ -11,8 +13,11 @@ final class DownloadFile {
     let url: URL
     private let handle: NIOFileHandle
     private let fileIO = NonBlockingFileIO(threadPool: .singleton)
-    /// Bytes in the file, which is also where the next chunk goes.
+    private let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    /// Bytes handed to the file: written, or in the write still running. Where the next chunk goes.
     private(set) var length: Int
+    /// The write still running, if any.
+    private var inFlight: EventLoopFuture<Void>?
 
     private init(url: URL, handle: NIOFileHandle, length: Int) {
         self.url = url
@@ -35,22 +40,33 @@ final class DownloadFile {
             throw .downloadFailed(.temporaryFileMissing(url))
         }
         let file = DownloadFile(url: url, handle: try await Self.open(url, flags: 0), length: size)
-        try file.truncate(to: resumeData.bytesReceived)
+        try await file.truncate(to: resumeData.bytesReceived)
         return file
     }
 
-    /// Appends `chunk`; a full disk or a file size limit is a ``LupineError/DownloadFailureReason/fileWriteFailed(_:reason:)``.
+    /// Starts writing `chunk` at the end of the file once the previous write is done; a full
+    /// disk or a file size limit is a ``LupineError/DownloadFailureReason/fileWriteFailed(_:reason:)``
+    /// (reported by this call or the next).
     func append(_ chunk: ByteBuffer) async throws(LupineError) {
-        do {
-            try await self.fileIO.write(fileHandle: self.handle, toOffset: Int64(self.length), buffer: chunk)
-        } catch {
-            throw .downloadFailed(.fileWriteFailed(self.url, reason: String(describing: error)))
-        }
+        try await self.flush()
+        self.inFlight = self.fileIO.write(fileHandle: self.handle, toOffset: Int64(self.length), buffer: chunk, eventLoop: self.eventLoop)
         self.length += chunk.readableBytes
     }
 
+    /// Waits for the write still running; its failure is reported here.
+    func flush() async throws(LupineError) {
+        guard let inFlight = self.inFlight else { return }
+        self.inFlight = nil
+        do {
+            try await inFlight.get()
+        } catch {
+            throw .downloadFailed(.fileWriteFailed(self.url, reason: String(describing: error)))
+        }
+    }
+
     /// Cuts the file to its first `length` bytes (to nothing, for a download that restarts).
-    func truncate(to length: Int = 0) throws(LupineError) {
+    func truncate(to length: Int = 0) async throws(LupineError) {
+        try await self.flush()
         do {
             try self.handle.withUnsafeFileDescriptor { descriptor in
                 guard ftruncate(descriptor, off_t(length)) == 0 else {
@@ -63,14 +79,15 @@ final class DownloadFile {
         self.length = length
     }
 
-    /// Closes the file, keeping it.
-    func close() {
+    /// Closes the file, keeping it, once no write is running.
+    func close() async {
+        try? await self.flush()
         try? self.handle.close()
     }
 
     /// Closes and deletes the file.
-    func remove() {
-        self.close()
+    func remove() async {
+        await self.close()
         try? FileManager.default.removeItem(at: self.url)
     }
 

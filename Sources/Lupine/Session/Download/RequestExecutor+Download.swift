@@ -42,19 +42,20 @@ extension RequestExecutor {
                     break
                 } catch is RestartFromZero {
                     resuming = false
-                    try opened.truncate()
+                    try await opened.truncate()
                 }
             }
-            opened.close()
+            try await opened.flush()
+            await opened.close()
             // A 416 that got this far confirmed the resumed file is already whole.
             if let head = outcome.head, !(200..<300).contains(head.statusCode), !(head.statusCode == 416 && resuming) {
-                opened.remove()
+                await opened.remove()
                 outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data))
                 return outcome
             }
             outcome.fileURL = try Self.move(opened.url, for: outcome.head, to: destination)
         } catch {
-            outcome.error = Self.failure(error, of: task, file: file, validator: validator, url: outcome.request.url)
+            outcome.error = await Self.failure(error, of: task, file: file, validator: validator, url: outcome.request.url)
         }
         return outcome
     }
@@ -80,7 +81,7 @@ extension RequestExecutor {
             return []
         case 200..<300:
             if file.length > 0 {
-                try file.truncate()
+                try await file.truncate()
             }
             task.delegate.willReceiveBody(length: length)
         default:
@@ -150,7 +151,7 @@ extension RequestExecutor {
         file: DownloadFile?,
         validator: (entityTag: String?, lastModified: String?)?,
         url: URL
-    ) -> LupineError {
+    ) async -> LupineError {
         let lupineError = Self.lupineError(for: error)
         let interrupted: Bool
         switch lupineError {
@@ -159,10 +160,16 @@ extension RequestExecutor {
         default: interrupted = false
         }
         guard interrupted, let file, file.length > 0, let validator else {
-            file?.remove()
+            await file?.remove()
             return lupineError
         }
-        file.close()
+        do {
+            try await file.flush()
+        } catch {
+            await file.remove()
+            return error
+        }
+        await file.close()
         let resumeData = ResumeData(
             url: url,
             entityTag: validator.entityTag,
