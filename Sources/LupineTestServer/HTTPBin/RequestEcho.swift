@@ -28,7 +28,11 @@ struct RequestEcho {
         if !fields.isDisjoint(with: [.data, .files, .form, .json]) {
             let body = try await self.body()
             if fields.contains(.data) { object["data"] = body.data }
-            if fields.contains(.files) { object["files"] = body.files }
+            if fields.contains(.files) {
+                object["files"] = body.files
+                // Lupine's addition to httpbin's shape: the file names a multipart body sent.
+                if let fileNames = body.fileNames { object["file_names"] = fileNames }
+            }
             if fields.contains(.form) { object["form"] = body.form }
             if fields.contains(.json) { object["json"] = body.json }
         }
@@ -66,6 +70,8 @@ struct RequestEcho {
     private struct Body {
         var data: JSONValue = .string("")
         var files: JSONValue = .object([:])
+        /// For a multipart body, each file field's `filename`.
+        var fileNames: JSONValue?
         var form: JSONValue = .object([:])
         var json: JSONValue = .null
     }
@@ -90,6 +96,7 @@ struct RequestEcho {
             let files = multipart.parts.filter { $0.filename != nil }
             body.form = JSONValue.multiValueObject(fields.map { ($0.name, Self.text($0.content)) })
             body.files = JSONValue.multiValueObject(files.map { ($0.name, Self.text($0.content)) })
+            body.fileNames = JSONValue.multiValueObject(files.map { ($0.name, .string($0.filename ?? "")) })
         default:
             body.data = Self.text(bytes)
             body.json = bytes.isEmpty ? .null : JSONValue.parse(bytes) ?? .null
