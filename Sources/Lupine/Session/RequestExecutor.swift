@@ -63,6 +63,7 @@ struct RequestExecutor: Sendable {
         var authenticationFailures = 0
         while true {
             try Task.checkCancellation()
+            guard !task.isCancelling else { throw LupineError.cancelled }
             request = request.movingUserInfoCredentialToHeader()
             outcome.request = request
             task.delegate.willSendBody(length: request.body.knownLength)
@@ -223,7 +224,7 @@ extension TransportRequest {
                 // Anything not finite or beyond ~290 years means no limit (and must not overflow).
                 seconds.isFinite && seconds > 0 && seconds < 9e9 ? .nanoseconds(Int64(seconds * 1_000_000_000)) : nil
             },
-            bodyProgress: { [weak progress] total in progress?.didSendBody(bytes: total) }
+            bodyProgress: { [weak progress] total in progress?.socketDidTakeBody(bytes: total) }
         )
     }
 }

@@ -25,8 +25,9 @@ extension SessionManager {
     /// A suspended task that continues the download `resumeData` describe, asking only for the
     /// missing bytes (`Range`) if the resource is unchanged (`If-Range`).
     ///
-    /// - Throws: ``LupineError/downloadFailed(_:)`` when the resume data are corrupt or from
-    ///   another version of Lupine.
+    /// - Throws: ``LupineError/downloadFailed(_:)`` when the resume data are corrupt, from
+    ///   another version of Lupine, or name a partial file that is not a download task's file in
+    ///   ``downloadDirectory`` (opaque bytes never get to write anywhere else).
     public func downloadTask(
         withResumeData resumeData: [UInt8],
         progress: (@Sendable (Progress) -> Void)? = nil,
@@ -34,14 +35,21 @@ extension SessionManager {
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) throws(LupineError) -> DownloadTask {
         let resume = try ResumeData(encoded: resumeData)
+        guard resume.isInside(self.downloadDirectory) else {
+            throw .downloadFailed(.resumeDataCorrupt(reason: "the partial file \(resume.temporaryFileURL.path) is not a download file in \(self.downloadDirectory.path)"))
+        }
         return self.resumedDownloadTask(Request(url: resume.url), resume, progress: progress, destination: destination, completionHandler: completionHandler)
     }
 
     /// A suspended task that continues `resumeData` with `request` (its header fields, such as
     /// credentials, travel with the ranged request).
     ///
+    /// The partial file may be any file, such as one a previous run of a program left; it is
+    /// never deleted.
+    ///
     /// - Throws: ``LupineError/DownloadFailureReason/resumeDataForAnotherURL(expected:found:)``
-    ///   when the resume data belong to another URL.
+    ///   when the resume data belong to another URL (neither the one the download started with
+    ///   nor the one it was redirected to).
     public func downloadTask(
         with request: Request,
         resumeData: ResumeData,
@@ -49,7 +57,7 @@ extension SessionManager {
         destination: DownloadDestination? = nil,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) throws(LupineError) -> DownloadTask {
-        guard request.url.absoluteString == resumeData.url.absoluteString else {
+        guard resumeData.belongs(to: request.url) else {
             throw .downloadFailed(.resumeDataForAnotherURL(expected: request.url, found: resumeData.url))
         }
         return self.resumedDownloadTask(request, resumeData, progress: progress, destination: destination, completionHandler: completionHandler)
@@ -62,7 +70,7 @@ extension SessionManager {
         resumeData: ResumeData? = nil,
         destination: DownloadDestination? = nil
     ) async throws -> Response<URL> {
-        if let resumeData, request.url.absoluteString != resumeData.url.absoluteString {
+        if let resumeData, !resumeData.belongs(to: request.url) {
             throw LupineError.downloadFailed(.resumeDataForAnotherURL(expected: request.url, found: resumeData.url))
         }
         let (completion, _) = await self.runToCompletion { completionHandler in

@@ -28,6 +28,8 @@ final class TaskDelegate: @unchecked Sendable {
         var upload = Direction()
         var download = Direction()
         var isFinished = false
+        /// The socket's latest upload total, not yet delivered off the event loop.
+        var undeliveredBytesSent: Int?
         weak var task: SessionTask?
     }
 
@@ -65,8 +67,36 @@ final class TaskDelegate: @unchecked Sendable {
         self.update(\.upload, handler: nil) { $0.total = Self.total(length) }
     }
 
+    /// Where upload totals reported on an event loop are delivered, in order, so that no
+    /// progress closure, `Progress` observer or stream consumer ever runs on an event loop.
+    private static let uploadProgressQueue = DispatchQueue(label: "com.lupine.session.upload-progress")
+
+    /// The socket has taken `bytes` body bytes so far (called on an event loop). The total is
+    /// recorded at once and delivered on a serial queue; readings that arrive faster than they
+    /// are delivered are coalesced into the latest.
+    func socketDidTakeBody(bytes: Int) {
+        let mustSchedule = self.state.withLockedValue { state in
+            defer { state.undeliveredBytesSent = bytes }
+            return state.undeliveredBytesSent == nil
+        }
+        guard mustSchedule else { return }
+        Self.uploadProgressQueue.async {
+            self.deliverUndeliveredBytesSent()
+        }
+    }
+
+    private func deliverUndeliveredBytesSent() {
+        let bytes = self.state.withLockedValue { state in
+            defer { state.undeliveredBytesSent = nil }
+            return state.isFinished ? nil : state.undeliveredBytesSent
+        }
+        if let bytes {
+            self.didSendBody(bytes: bytes)
+        }
+    }
+
     /// The socket has taken `bytes` body bytes so far.
-    func didSendBody(bytes: Int) {
+    private func didSendBody(bytes: Int) {
         guard bytes > 0 else { return }
         self.update(\.upload, handler: self.uploadProgressHandler) { direction in
             if direction.total < 0 { direction.total = Int64(bytes) }
@@ -90,6 +120,8 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// The task completed: successful progress reaches 1.0, and the progress streams finish.
     func finish(succeeded: Bool) {
+        // The last upload total, if still on its way, counts before the totals are settled.
+        self.deliverUndeliveredBytesSent()
         if succeeded {
             for (direction, handler) in [(\State.upload, self.uploadProgressHandler), (\State.download, self.downloadProgressHandler)] {
                 self.update(direction, handler: handler) { direction in

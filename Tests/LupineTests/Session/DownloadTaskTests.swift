@@ -173,7 +173,7 @@ import Testing
             let url = server.baseURL.appending(path: "bytes/2000")
             let stale = ResumeData(url: url, entityTag: "\"an-older-version\"", bytesReceived: 500, temporaryFileURL: partial)
             let completion = try await self.download(manager) { done in
-                try manager.downloadTask(withResumeData: stale.encoded(), completionHandler: done)
+                try manager.downloadTask(with: Request(url: url), resumeData: stale, completionHandler: done)
             }
             #expect(completion.response?.statusCode == 200)
             let file = try #require(completion.fileURL)
@@ -190,7 +190,7 @@ import Testing
             let url = server.baseURL.appending(path: "bytes/1500")
             let resumeData = ResumeData(url: url, entityTag: "\"bytes-1500\"", bytesReceived: 1500, temporaryFileURL: whole)
             let completion = try await self.download(manager) { done in
-                try manager.downloadTask(withResumeData: resumeData.encoded(), completionHandler: done)
+                try manager.downloadTask(with: Request(url: url), resumeData: resumeData, completionHandler: done)
             }
             #expect(completion.error == nil)
             #expect(completion.response?.statusCode == 416)
@@ -225,11 +225,68 @@ import Testing
         }
         let missingFile = ResumeData(url: url, bytesReceived: 10, temporaryFileURL: file)
         let completion = try await self.download(manager) { done in
-            try manager.downloadTask(withResumeData: missingFile.encoded(), completionHandler: done)
+            try manager.downloadTask(with: Request(url: url), resumeData: missingFile, completionHandler: done)
         }
         guard case .downloadFailed(.temporaryFileMissing(file)) = completion.error else {
             Issue.record("expected temporaryFileMissing, got \(String(describing: completion.error))")
             return
+        }
+    }
+
+    @Test func opaqueResumeDataMayOnlyWriteToADownloadFile() throws {
+        let manager = SessionManager()
+        manager.downloadDirectory = try temporaryFolder()
+        let precious = try temporaryFile(Array("keep me".utf8), name: "notes.txt")
+        let url = try #require(URL(string: "http://127.0.0.1:1/bytes/10"))
+        let forged = ResumeData(url: url, bytesReceived: 0, temporaryFileURL: precious).encoded()
+        #expect {
+            _ = try manager.downloadTask(withResumeData: forged) { _ in }
+        } throws: { error in
+            guard case LupineError.downloadFailed(.resumeDataCorrupt) = error else { return false }
+            return true
+        }
+        #expect(try Data(contentsOf: precious) == Data("keep me".utf8))
+    }
+
+    @Test func aFailedResumeKeepsTheCallersPartialFile() async throws {
+        let folder = try temporaryFolder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let partial = folder.appending(path: "mine.part")
+            try Data(repeating: 7, count: 300).write(to: partial)
+            let url = server.baseURL.appending(path: "status/503")
+            let resumeData = ResumeData(url: url, bytesReceived: 300, temporaryFileURL: partial)
+            let completion = try await self.download(manager) { done in
+                try manager.downloadTask(with: Request(url: url), resumeData: resumeData, completionHandler: done)
+            }
+            guard case .responseValidationFailed(.unacceptableStatusCode(503, _, _)) = completion.error else {
+                Issue.record("expected a 503, got \(String(describing: completion.error))")
+                return
+            }
+            #expect(try Data(contentsOf: partial) == Data(repeating: 7, count: 300))
+        }
+    }
+
+    @Test func resumeDataBelongToTheURLTheDownloadStartedWith() async throws {
+        let folder = try temporaryFolder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let length = 2 * 1024 * 1024
+            let target = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(length)&at=1000"
+            let start = try #require(URL(string: server.baseURL.absoluteString + "/redirect-to?url=" + percentEscaped(target)))
+            let interrupted = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: start), completionHandler: done)
+            }
+            guard case .downloadFailed(.interrupted(let encoded, _)) = interrupted.error else {
+                Issue.record("expected an interrupted download, got \(String(describing: interrupted.error))")
+                return
+            }
+            let resumeData = try ResumeData(encoded: encoded)
+            #expect(resumeData.url.absoluteString == target)
+            let output = folder.appending(path: "redirected.bin")
+            let resumed = try await manager.download(Request(url: start), resumeData: resumeData) { _, _ in (output, []) }
+            #expect(resumed.head?.statusCode == 206)
+            #expect(Array(try Data(contentsOf: output)) == DeterministicBytes.bytes(in: 0..<length))
         }
     }
 

@@ -80,6 +80,23 @@ import Testing
         }
     }
 
+    @Test func theContentLengthSentIsTheByteCountTheServerReceived() async throws {
+        let file = try temporaryFile([UInt8](repeating: 0x5A, count: 300_000), name: "data.bin")
+        try await withSessionManager { _, manager in
+            var announced: Int?
+            let request = try manager.makeMultipartRequest("upload", parameters: ["k": "v"], headers: nil) { form in
+                try form.appendPart(fileURL: file, name: "file")
+                form.appendPart(stream: AsyncStream { $0.yield([1, 2, 3]); $0.finish() }, name: "s", fileName: "s.bin", length: 3, mimeType: "application/octet-stream")
+                announced = form.contentLength
+            }
+            let response = try await manager.response(for: request, serializer: JSONResponseSerializer())
+            let echo = try #require(response.value as? [String: any Sendable])
+            let length = try #require(announced)
+            #expect(echo["content_length"] as? String == String(length))
+            #expect(echo["bytes"] as? Int == length)
+        }
+    }
+
     @Test func aMissingFilePartFailsBeforeAnythingIsSent() async throws {
         try await withSessionManager { server, manager in
             let missing = FileManager.default.temporaryDirectory.appending(path: "lupine-missing-\(UUID().uuidString).txt")

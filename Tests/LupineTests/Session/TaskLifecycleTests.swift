@@ -84,6 +84,23 @@ import Testing
         }
     }
 
+    @Test func aTaskCancelledBeforeItRunsSendsNothing() async throws {
+        try await withSessionManager { _, manager in
+            // An idle pooled connection: a request could go out without any suspension.
+            _ = try await manager.get("get")
+            let request = try manager.makeRequest(.POST, "post", parameters: ["a": "1"], headers: nil)
+            let completion = await withCheckedContinuation { continuation in
+                manager.dataTask(with: request) { continuation.resume(returning: $0) }.cancel()
+            }
+            guard case .cancelled = completion.error else {
+                Issue.record("expected a cancellation, got \(String(describing: completion.error))")
+                return
+            }
+            #expect(completion.response == nil)
+            #expect(completion.metrics == nil)
+        }
+    }
+
     @Test func progressAsAnAsyncSequenceEndsAtOne() async throws {
         try await withSessionManager { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()

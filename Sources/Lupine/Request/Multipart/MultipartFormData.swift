@@ -148,7 +148,8 @@ public struct MultipartFormData: Sendable {
     private func opening(of part: MultipartPart, at index: Int) -> [UInt8] {
         var text = index == 0 ? "--\(self.boundary)\r\n" : "\r\n--\(self.boundary)\r\n"
         for (name, value) in part.headers {
-            text += "\(name): \(value)\r\n"
+            // A line break inside a field would end it and start another: sent as a space.
+            text += "\(Self.singleLine(name)): \(Self.singleLine(value))\r\n"
         }
         text += "\r\n"
         return Array(text.utf8)
@@ -182,6 +183,10 @@ public struct MultipartFormData: Sendable {
             }
         }
         return escaped
+    }
+
+    private static func singleLine(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0 == "\r" || $0 == "\n" ? " " : Character($0) })
     }
 
     /// The size of the regular, readable file at `url`.

@@ -25,9 +25,13 @@ final class DownloadFile {
         self.length = length
     }
 
+    /// How the files this type makes are named: `lupine-download-UUID.tmp`.
+    static let namePrefix = "lupine-download-"
+    static let nameExtension = "tmp"
+
     /// A new, empty file in `directory`.
     static func create(in directory: URL) async throws(LupineError) -> DownloadFile {
-        let url = directory.appending(path: "lupine-download-\(UUID().uuidString).tmp")
+        let url = directory.appending(path: "\(Self.namePrefix)\(UUID().uuidString).\(Self.nameExtension)")
         let handle = try await Self.open(url, flags: O_CREAT | O_EXCL)
         return DownloadFile(url: url, handle: handle, length: 0)
     }
@@ -40,7 +44,12 @@ final class DownloadFile {
             throw .downloadFailed(.temporaryFileMissing(url))
         }
         let file = DownloadFile(url: url, handle: try await Self.open(url, flags: 0), length: size)
-        try await file.truncate(to: resumeData.bytesReceived)
+        do {
+            try await file.truncate(to: resumeData.bytesReceived)
+        } catch {
+            await file.close()
+            throw error
+        }
         return file
     }
 

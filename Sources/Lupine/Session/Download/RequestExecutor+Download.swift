@@ -11,7 +11,11 @@ extension RequestExecutor {
     /// A resumed download that the server answers with `200` (the resource changed, or ranges are
     /// not supported) starts over from zero; a `416` either confirms the file is whole or starts
     /// over. A failure partway, a transport error or a cancel that asked for resume data, keeps
-    /// the temporary file and yields resume data when the response had a validator.
+    /// the temporary file and yields resume data when the response had a validator. A file this
+    /// run did not create (the file of `resumeData`) is never deleted, whatever happens.
+    ///
+    /// Downloads ask for `Accept-Encoding: identity` unless the request says otherwise: byte
+    /// ranges count the bytes of the encoded body, so only an unencoded body can be resumed.
     func download(
         _ task: DownloadTask,
         resumeData: ResumeData?,
@@ -19,6 +23,11 @@ extension RequestExecutor {
         destination: DownloadDestination?
     ) async -> ExecutionOutcome {
         var outcome = ExecutionOutcome(request: task.originalRequest)
+        var original = task.originalRequest
+        if original.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            original.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        let ownsFile = resumeData == nil
         var file: DownloadFile?
         // Present while the file can be resumed; resume data may carry no validator at all (a
         // partial file a user asked to continue), and then neither does the continuation.
@@ -33,7 +42,7 @@ extension RequestExecutor {
             file = opened
             var resuming = resumeData != nil
             while true {
-                let request = resuming ? Self.ranged(task.originalRequest, from: opened.length, ifRange: resumeData?.ifRange) : task.originalRequest
+                let request = resuming ? Self.ranged(original, from: opened.length, ifRange: resumeData?.ifRange) : original
                 do {
                     outcome.data = try await self.run(task, startingWith: request, into: &outcome) { body, head in
                         validator = Self.validator(of: head) ?? (head.statusCode == 206 ? validator : nil)
@@ -49,13 +58,22 @@ extension RequestExecutor {
             await opened.close()
             // A 416 that got this far confirmed the resumed file is already whole.
             if let head = outcome.head, !(200..<300).contains(head.statusCode), !(head.statusCode == 416 && resuming) {
-                await opened.remove()
+                if ownsFile {
+                    await opened.remove()
+                }
                 outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data))
                 return outcome
             }
             outcome.fileURL = try Self.move(opened.url, for: outcome.head, to: destination)
         } catch {
-            outcome.error = await Self.failure(error, of: task, file: file, validator: validator, url: outcome.request.url)
+            outcome.error = await Self.failure(
+                error,
+                of: task,
+                file: file,
+                ownsFile: ownsFile,
+                validator: validator,
+                urls: (original: resumeData?.originalURL ?? original.url, final: outcome.request.url)
+            )
         }
         return outcome
     }
@@ -64,6 +82,8 @@ extension RequestExecutor {
     /// (an error page) in memory, for the validation error.
     private func receive(_ body: ResponseBody, head: ResponseHead, into file: DownloadFile, resuming: Bool, task: SessionTask) async throws -> [UInt8] {
         let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
+        // The whole file's length a 206 announced, with its Content-Range.
+        var wholeLength: (Int, String?)?
         switch head.statusCode {
         case 206 where resuming:
             let contentRange = head.headers.first(name: "Content-Range")
@@ -71,6 +91,7 @@ extension RequestExecutor {
                 throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
             }
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
+            wholeLength = Self.completeLength(of: contentRange).map { ($0, contentRange) }
         case 416 where resuming:
             try await Self.discard(body)
             guard Self.completeLength(of: head.headers.first(name: "Content-Range")) == file.length else {
@@ -90,6 +111,10 @@ extension RequestExecutor {
         }
         try await self.forEachChunk(of: body, for: task) { chunk in
             try await file.append(chunk)
+        }
+        // A short body that ended cleanly (no Content-Length to hold it to) is not a whole file.
+        if let (whole, contentRange) = wholeLength, file.length != whole {
+            throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
         }
         return []
     }
@@ -144,13 +169,15 @@ extension RequestExecutor {
     }
 
     /// The error a download ends with. A transfer that stopped partway keeps its file and
-    /// carries resume data when it can be resumed; otherwise the file is removed.
+    /// carries resume data when it can be resumed; otherwise the file is removed, unless this run
+    /// did not create it.
     private static func failure(
         _ error: any Error,
         of task: DownloadTask,
         file: DownloadFile?,
+        ownsFile: Bool,
         validator: (entityTag: String?, lastModified: String?)?,
-        url: URL
+        urls: (original: URL, final: URL)
     ) async -> LupineError {
         let lupineError = Self.lupineError(for: error)
         let interrupted: Bool
@@ -160,27 +187,36 @@ extension RequestExecutor {
         default: interrupted = false
         }
         guard interrupted, let file, file.length > 0, let validator else {
-            await file?.remove()
+            if ownsFile {
+                await file?.remove()
+            } else {
+                await file?.close()
+            }
             return lupineError
         }
         do {
             try await file.flush()
         } catch {
-            await file.remove()
+            if ownsFile {
+                await file.remove()
+            } else {
+                await file.close()
+            }
             return error
         }
         await file.close()
-        let resumeData = ResumeData(
-            url: url,
+        var resumeData = ResumeData(
+            url: urls.final,
             entityTag: validator.entityTag,
             lastModified: validator.lastModified,
             bytesReceived: file.length,
             temporaryFileURL: file.url
-        ).encoded()
+        )
+        resumeData.originalURL = urls.original
         if case .cancelled = lupineError {
-            task.deliverResumeData(resumeData)
+            task.deliverResumeData(resumeData.encoded())
             return lupineError
         }
-        return .downloadFailed(.interrupted(resumeData: resumeData, underlying: lupineError))
+        return .downloadFailed(.interrupted(resumeData: resumeData.encoded(), underlying: lupineError))
     }
 }

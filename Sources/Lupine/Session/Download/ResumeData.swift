@@ -14,8 +14,10 @@ public struct ResumeData: Codable, Sendable, Equatable {
 
     /// The format of these resume data.
     public var version: Int
-    /// The URL the bytes came from (after redirects).
+    /// The URL the bytes came from (after redirects): where the rest is asked for.
     public var url: URL
+    /// The URL the download was started with, when it redirected to ``url``.
+    public var originalURL: URL?
     /// The response's strong `ETag`, if it had one.
     public var entityTag: String?
     /// The response's `Last-Modified`, if it had one.
@@ -73,4 +75,20 @@ public struct ResumeData: Codable, Sendable, Equatable {
 
     /// The `If-Range` value: the entity tag, else the date; `nil` when there is no validator.
     var ifRange: String? { self.entityTag ?? self.lastModified }
+
+    /// Whether these resume data continue a download of `url` (without user-info, which never
+    /// travels in a URL): the URL it was started with or the one it came from.
+    func belongs(to url: URL) -> Bool {
+        let bare = url.splittingUserInfo()?.url ?? url
+        return [self.url, self.originalURL].contains { $0?.absoluteString == bare.absoluteString }
+    }
+
+    /// Whether the partial file is one a download task made in `directory`: opaque resume data
+    /// may only ever write there, not to any file they name.
+    func isInside(_ directory: URL) -> Bool {
+        let file = self.temporaryFileURL.standardizedFileURL
+        return file.deletingLastPathComponent().path == directory.standardizedFileURL.path
+            && file.lastPathComponent.hasPrefix(DownloadFile.namePrefix)
+            && file.pathExtension == DownloadFile.nameExtension
+    }
 }

@@ -1,0 +1,17 @@
+import Foundation
+
+/// How a finished download is moved to its destination.
+public struct DownloadOptions: OptionSet, Sendable {
+    /// The options as bits.
+    public let rawValue: Int
+
+    /// Options from their bits.
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Create the destination's missing parent folders.
+    public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
+    /// Replace a file already at the destination.
+    public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
+}
