@@ -169,4 +169,5 @@ struct LupineBench {
 enum BenchError: Error {
     case invalidURL(String)
     case curlFailed(Int32)
+    case incompleteTransfer(Int)
 }

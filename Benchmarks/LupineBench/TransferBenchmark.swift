@@ -55,6 +55,9 @@ enum TransferBenchmark {
                     manager.uploadTask(withStreamedRequest: request) { continuation.resume(returning: $0) }.resume()
                 }
                 if let error = completion.error { throw error }
+                // The server's count proves the whole body arrived.
+                let received = (completion.serializedObject as? [String: any Sendable])?["bytes"] as? Int ?? 0
+                guard received > size else { throw BenchError.incompleteTransfer(received) }
             })
             round.append(try await Self.measure("curl -F", "upload \(Self.size(size))", bytes: size, measuresMemory: false) {
                 try await Self.curl(["-sS", "-f", "-o", "/dev/null", "-F", "file=@\(source.path)", uploadURL.absoluteString])

@@ -75,7 +75,13 @@ final class TaskDelegate: @unchecked Sendable {
     /// recorded at once and delivered on a serial queue; readings that arrive faster than they
     /// are delivered are coalesced into the latest.
     func socketDidTakeBody(bytes: Int) {
+        let hasHandler = self.uploadProgressHandler != nil
         let mustSchedule = self.state.withLockedValue { state in
+            // With nobody watching, the count is all there is to keep: no hop off the loop.
+            guard hasHandler || state.upload.progress != nil || !state.upload.streams.isEmpty else {
+                state.upload.completed = Int64(bytes)
+                return false
+            }
             defer { state.undeliveredBytesSent = bytes }
             return state.undeliveredBytesSent == nil
         }
@@ -95,13 +101,11 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
-    /// The socket has taken `bytes` body bytes so far.
+    /// The socket has taken `bytes` body bytes so far. A body of unknown length keeps an unknown
+    /// total until the task finishes.
     private func didSendBody(bytes: Int) {
         guard bytes > 0 else { return }
-        self.update(\.upload, handler: self.uploadProgressHandler) { direction in
-            if direction.total < 0 { direction.total = Int64(bytes) }
-            direction.completed = Int64(bytes)
-        }
+        self.update(\.upload, handler: self.uploadProgressHandler) { $0.completed = Int64(bytes) }
     }
 
     /// The response head announced `length` body bytes (or an unknown length when `nil`), to

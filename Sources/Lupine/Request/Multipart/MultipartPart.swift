@@ -11,6 +11,10 @@ struct MultipartPart: Sendable {
         /// A producer that writes the content once and returns how many bytes it wrote.
         case stream(length: Int?, produce: @Sendable (RequestBodyWriter) async throws -> Int)
 
+        /// How much of a file part is read at a time: large enough that the disk reads, each a
+        /// hop to NIO's thread pool, keep up with the socket.
+        static let fileChunkSize = 512 * 1024
+
         var length: Int? {
             switch self {
             case .bytes(let bytes): return bytes.count
@@ -28,7 +32,7 @@ struct MultipartPart: Sendable {
                     try await writer.write(ByteBuffer(bytes: bytes))
                 }
             case .file(let url, let length):
-                try await FileBody(path: url.path, chunkSize: 64 * 1024).withOpenFile { currentLength, produce in
+                try await FileBody(path: url.path, chunkSize: Self.fileChunkSize).withOpenFile { currentLength, produce in
                     guard currentLength == length else {
                         throw LupineError.multipartEncodingFailed(.fileChangedSize(url, expected: length, found: currentLength))
                     }
