@@ -10,7 +10,9 @@ import Darwin
 
 /// `lupine download URL [-o FILE] [--continue]`: the body streams to FILE (by default the
 /// URL's last path component), with a progress bar on stderr when stderr is a terminal. An
-/// interrupted download leaves its bytes in FILE; `--continue` asks for the rest.
+/// interrupted download leaves its bytes in FILE and its resume data (the validator, for
+/// `If-Range`) in `FILE.lupine-resume`; `--continue` asks for the rest, and without resume data
+/// continues a partial FILE with `Range` alone, as `curl -C -` does.
 struct DownloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
@@ -30,22 +32,43 @@ struct DownloadCommand: AsyncParsableCommand {
         let file = URL(fileURLWithPath: self.output ?? Self.defaultFileName(for: request.url))
         manager.downloadDirectory = file.deletingLastPathComponent()
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
-        let partialLength = self.resume ? (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int : nil
-        let completion = try await Self.download(request, to: file, continuingFrom: partialLength ?? 0, with: manager, progress: bar)
+        let completion = try await Self.download(request, to: file, resumeData: self.resume ? Self.resumeData(for: file, of: request) : nil, with: manager, progress: bar)
         bar?.finish()
         if let error = completion.error {
             throw Self.failure(error, file: file)
         }
+        try? FileManager.default.removeItem(at: Self.sidecar(of: file))
         let length = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int ?? 0
         let resumed = completion.response?.statusCode == 206 ? " (resumed)" : ""
         FileHandle.standardError.write(Data("Saved \(ProgressBar.bytes(Double(length))) to \(file.path)\(resumed)\n".utf8))
     }
 
-    /// Runs the download; with `partialLength` bytes already in `file`, only the rest is asked for.
+    /// Where the resume data of an interrupted download of `file` are kept.
+    static func sidecar(of file: URL) -> URL {
+        file.deletingLastPathComponent().appending(path: file.lastPathComponent + ".lupine-resume")
+    }
+
+    /// What continues `file`: its sidecar's resume data when they are for this URL and file
+    /// length, else `Range` alone from the file's length; `nil` when there is nothing to continue.
+    private static func resumeData(for file: URL, of request: Request) -> ResumeData? {
+        guard let length = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int, length > 0 else {
+            return nil
+        }
+        if let saved = try? Data(contentsOf: Self.sidecar(of: file)),
+            var resumeData = try? ResumeData(encoded: Array(saved)),
+            resumeData.belongs(to: request.url), resumeData.bytesReceived == length
+        {
+            resumeData.temporaryFileURL = file
+            return resumeData
+        }
+        return ResumeData(url: request.url, bytesReceived: length, temporaryFileURL: file)
+    }
+
+    /// Runs the download; with `resumeData`, only the rest of the partial file is asked for.
     private static func download(
         _ request: Request,
         to file: URL,
-        continuingFrom partialLength: Int,
+        resumeData: ResumeData?,
         with manager: SessionManager,
         progress bar: ProgressBar?
     ) async throws -> TaskCompletion {
@@ -57,9 +80,7 @@ struct DownloadCommand: AsyncParsableCommand {
         return try await withCheckedThrowingContinuation { continuation in
             do {
                 let task: DownloadTask
-                if partialLength > 0 {
-                    // The user's own partial file: no validator is known, so only Range is sent.
-                    let resumeData = ResumeData(url: request.url, bytesReceived: partialLength, temporaryFileURL: file)
+                if let resumeData {
                     task = try manager.downloadTask(with: request, resumeData: resumeData, progress: progress, destination: destination) {
                         continuation.resume(returning: $0)
                     }
@@ -87,6 +108,9 @@ struct DownloadCommand: AsyncParsableCommand {
             try? FileManager.default.removeItem(at: file)
             try? FileManager.default.moveItem(at: resumeData.temporaryFileURL, to: file)
         }
+        var saved = resumeData
+        saved.temporaryFileURL = file
+        try? Data(saved.encoded()).write(to: Self.sidecar(of: file))
         let message = "download interrupted after \(resumeData.bytesReceived) bytes (\(underlying.description)); run it again with --continue to resume"
         return HTTPExchange.fail(message, code: HTTPExchange.exitCode(for: underlying))
     }

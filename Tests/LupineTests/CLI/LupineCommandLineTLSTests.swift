@@ -83,4 +83,37 @@ import Testing
         #expect(checked.stderr.contains("name mismatch"))
         #expect(unchecked.status == 0, "\(unchecked.stderr)")
     }
+
+    @Test func serveWritesTheFilesThatGetTrusts() async throws {
+        let folder = try temporaryFolder()
+        let (ca, leaf) = (folder.appendingPathComponent("ca.pem"), folder.appendingPathComponent("leaf.der"))
+        let serve = Process()
+        serve.executableURL = LupineCommandLineTests.executable
+        serve.arguments = ["serve", "--tls", "--port", "0", "--ca-out", ca.path, "--cert-out", leaf.path]
+        let output = Pipe()
+        serve.standardOutput = output
+        try serve.run()
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        // The first line names the URL; it is read on a thread of its own, never on the pool.
+        let firstLine: String = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                var line = Data()
+                while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                    line.append(byte)
+                }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }.start()
+        }
+        let base = try #require(firstLine.components(separatedBy: " ").last)
+        #expect(base.hasPrefix("https://"))
+        let pinned = try await LupineCommandLineTests.lupine(["get", base + "/get", "--pin-cert", leaf.path])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        let rooted = try await LupineCommandLineTests.lupine(["get", base + "/get", "--cacert", ca.path])
+        #expect(rooted.status == 0, "\(rooted.stderr)")
+        let untrusted = try await LupineCommandLineTests.lupine(["get", base + "/get"])
+        #expect(untrusted.status != 0)
+    }
 }

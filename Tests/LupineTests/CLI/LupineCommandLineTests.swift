@@ -20,15 +20,17 @@ import Testing
         }
     }
 
-    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
+    /// The `lupine` binary built next to this test bundle.
+    static var executable: URL {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var executable = directory.appendingPathComponent("lupine")
-        if !FileManager.default.fileExists(atPath: executable.path) {
-            // `swift test` runs the bundle from inside `LupinePackageTests.xctest/…` on some layouts.
-            executable = directory.deletingLastPathComponent().appendingPathComponent("lupine")
-        }
+        let beside = directory.appendingPathComponent("lupine")
+        // `swift test` runs the bundle from inside `LupinePackageTests.xctest/…` on some layouts.
+        return FileManager.default.fileExists(atPath: beside.path) ? beside : directory.deletingLastPathComponent().appendingPathComponent("lupine")
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = Self.executable
         process.arguments = arguments
         let stdout = Pipe()
         let stderr = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import Lupine
 import LupineTestServer
 import Testing
 
@@ -48,11 +49,25 @@ import Testing
         #expect(first.status == 1)
         #expect(first.stderr.contains("--continue"))
         #expect((try FileManager.default.attributesOfItem(atPath: file.path))[.size] as? Int == 345_678)
+        // The validator is kept beside the file, so the continuation is sent with If-Range.
+        let saved = try ResumeData(encoded: Array(try Data(contentsOf: folder.appending(path: "big.bin.lupine-resume"))))
+        #expect(saved.entityTag == "\"interrupt-1000000\"")
         let second = try await LupineCommandLineTests.lupine(["download", url, "-o", file.path, "--continue"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("(resumed)"))
         #expect(Array(try Data(contentsOf: file)) == DeterministicBytes.bytes(in: 0..<1_000_000))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["big.bin"])
+    }
+
+    @Test func continueWithoutResumeDataSendsRangeAlone() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let file = try temporaryFolder().appending(path: "partial.bin")
+        try Data(DeterministicBytes.bytes(in: 0..<4000)).write(to: file)
+        let outcome = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10000", "-o", file.path, "--continue"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("(resumed)"))
+        #expect(Array(try Data(contentsOf: file)) == DeterministicBytes.bytes(in: 0..<10_000))
     }
 
     @Test func downloadOfAnErrorPageExitsWithTheStatusClass() async throws {

@@ -78,7 +78,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
 
     /// Whether these resume data continue a download of `url` (without user-info, which never
     /// travels in a URL): the URL it was started with or the one it came from.
-    func belongs(to url: URL) -> Bool {
+    public func belongs(to url: URL) -> Bool {
         let bare = url.splittingUserInfo()?.url ?? url
         return [self.url, self.originalURL].contains { $0?.absoluteString == bare.absoluteString }
     }
