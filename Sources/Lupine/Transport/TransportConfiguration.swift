@@ -18,6 +18,9 @@ public struct TransportConfiguration: Sendable {
     public var decompressionRatioLimit: Int
     /// Decides whether each new TLS connection's certificate chain is trusted.
     public var serverTrustEvaluator: ServerTrustEvaluator
+    /// Fixed IP addresses for host names (lowercase), used instead of name resolution, as curl's
+    /// `--resolve`: `["api.example.test": "127.0.0.1"]`. TLS still sends, and checks, the name.
+    public var hostAddresses: [String: String]
 
     /// Creates a configuration; every parameter has the default a browser-like client would use.
     public init(
@@ -28,7 +31,8 @@ public struct TransportConfiguration: Sendable {
         requestTimeout: TimeAmount? = nil,
         decompressesResponses: Bool = true,
         decompressionRatioLimit: Int = 100,
-        serverTrustEvaluator: ServerTrustEvaluator = .system
+        serverTrustEvaluator: ServerTrustEvaluator = .system,
+        hostAddresses: [String: String] = [:]
     ) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
         self.idleConnectionTimeout = idleConnectionTimeout
@@ -38,5 +42,6 @@ public struct TransportConfiguration: Sendable {
         self.decompressesResponses = decompressesResponses
         self.decompressionRatioLimit = decompressionRatioLimit
         self.serverTrustEvaluator = serverTrustEvaluator
+        self.hostAddresses = hostAddresses
     }
 }

@@ -18,10 +18,9 @@ enum TrustFixtures {
         kind == .wildcard ? "api.lupine.test" : "localhost"
     }
 
-    /// Whether a real connection can be made to `domain` (it must resolve to the loopback server).
-    static func isReachable(_ domain: String?) -> Bool {
-        domain == "localhost"
-    }
+    /// The names the trust tests connect to, all sent to the loopback test server (the
+    /// transport's `hostAddresses`, as curl's `--resolve`), whatever DNS says about them.
+    static let loopbackNames = ["api.lupine.test", "a.api.lupine.test", "other.example"]
 
     /// What a chain is pinned by in the matrix: the test root for chains issued under it, the
     /// certificate itself for a self-signed one.
@@ -43,7 +42,10 @@ enum TrustFixtures {
         let chains = try self.chains()
         return try await withServerAndTransport(
             server: .init(certificateChain: chains.chain(kind)),
-            transport: .init(connectTimeout: .seconds(5))
+            transport: .init(
+                connectTimeout: .seconds(5),
+                hostAddresses: Dictionary(uniqueKeysWithValues: Self.loopbackNames.map { ($0, "127.0.0.1") })
+            )
         ) { server, transport in
             try await body(server, transport)
         }

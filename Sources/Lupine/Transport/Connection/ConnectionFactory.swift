@@ -84,7 +84,8 @@ struct ConnectionFactory: Sendable {
 
         setup.mark(\.connectStart)
         let channelFuture: EventLoopFuture<any Channel>
-        if let address = try? SocketAddress(ipAddress: key.host, port: key.port) {
+        let fixedAddress = self.configuration.hostAddresses[key.host.lowercased()] ?? key.host
+        if let address = try? SocketAddress(ipAddress: fixedAddress, port: key.port) {
             channelFuture = bootstrap.connect(to: address)
         } else {
             bootstrap = bootstrap.resolver(TimedResolver(eventLoop: eventLoop, metrics: setup))
