@@ -96,8 +96,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         // Told before the runner starts, so "resume" always precedes "complete".
         self.events.didResume(self)
         if startNow {
-            // On the caller's thread until the first suspension: one hop fewer per request.
-            self.launch { Task.immediate(operation: $0) }
+            self.launch()
         }
     }
 
@@ -123,9 +122,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             return (state.runner, !state.started)
         }
         if mustLaunch {
-            // Never resumed: run it already cancelled, so completion follows the one usual path,
-            // on a task of its own rather than inside this call.
-            self.launch { Task(operation: $0) }
+            // Never resumed: run it already cancelled, so completion follows the one usual path.
+            self.launch()
         }
         runner?.cancel()
     }
@@ -134,10 +132,11 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// cancelled before its runner started never sends anything.
     var isCancelling: Bool { self.storage.withLockedValue { $0.phase == .canceling } }
 
-    /// Starts the runner with `start`; when `cancel()` got in first (before or while this ran),
-    /// it is cancelled.
-    private func launch(_ start: (@escaping @Sendable () async -> Void) -> Task<Void, Never>) {
-        let runner = start { await self.run(self) }
+    /// Starts the runner on a Swift task of its own (never on the caller's thread, which may be an
+    /// event loop or hold a lock); when `cancel()` got in first (before or while this ran), it is
+    /// cancelled.
+    private func launch() {
+        let runner = Task { await self.run(self) }
         let cancelled = self.storage.withLockedValue { state in
             state.runner = runner
             return state.phase == .canceling
