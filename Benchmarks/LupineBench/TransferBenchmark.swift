@@ -19,7 +19,7 @@ enum TransferBenchmark {
     static let peakRSSLimit = 64 * 1024 * 1024
     static let minimumRatioToCurl = 0.8
     /// Rounds per client; each row is the round with the median throughput.
-    static let rounds = 3
+    static let rounds = 5
 
     static func run(base: URL, size: Int) async throws -> [Measurement] {
         let folder = FileManager.default.temporaryDirectory.appending(path: "lupine-bench-\(UUID().uuidString)")
