@@ -66,6 +66,7 @@ struct RequestExecutor: Sendable {
             guard !task.isCancelling else { throw LupineError.cancelled }
             request = request.movingUserInfoCredentialToHeader()
             outcome.request = request
+            task.willSend(request)
             task.delegate.willSendBody(length: request.body.knownLength)
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
             var transportRequest = TransportRequest(request, progress: task.delegate)
@@ -90,7 +91,6 @@ struct RequestExecutor: Sendable {
                 try await Self.discard(response.body)
                 outcome.redirectChain.append(request.url)
                 request = next
-                task.didFollowRedirect(to: next)
                 continue
             }
             if let credential = self.credential(for: task, head: head, failures: authenticationFailures) {

@@ -146,8 +146,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Records a redirect's next request.
-    func didFollowRedirect(to request: Request) {
+    /// Records the request being sent: a redirect's next hop, or the request with the
+    /// credentials of its URL moved into its header.
+    func willSend(_ request: Request) {
         self.storage.withLockedValue { $0.currentRequest = request }
     }
 

@@ -42,6 +42,9 @@ import Testing
             let response = try await manager.response(for: Request(url: url), serializer: JSONResponseSerializer())
             let headers = try #require((response.value as? [String: Any])?["headers"] as? [String: Any])
             #expect(headers["Authorization"] as? String == "Basic " + Data("user:p@ss".utf8).base64EncodedString())
+            // The task's current request, which the response carries, holds no credential either.
+            #expect(response.request.url.user == nil)
+            #expect(!response.request.url.absoluteString.contains("p%40ss"))
         }
     }
 

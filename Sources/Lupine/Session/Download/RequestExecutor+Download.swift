@@ -127,12 +127,15 @@ extension RequestExecutor {
         return ranged
     }
 
-    /// The validator a later `If-Range` can send: a strong `ETag`, or `Last-Modified`; `nil`
-    /// when the response has neither, or refuses ranges.
-    private static func validator(of head: ResponseHead) -> (entityTag: String?, lastModified: String?)? {
+    /// The validator a later `If-Range` can send: a strong `ETag`, or a `Last-Modified` that is
+    /// strong (a second or more before the response's `Date`); `nil` when the response has
+    /// neither, or refuses ranges.
+    static func validator(of head: ResponseHead) -> (entityTag: String?, lastModified: String?)? {
         guard head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" else { return nil }
         let entityTag = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
-        let lastModified = head.headers.first(name: "Last-Modified")
+        let lastModified = head.headers.first(name: "Last-Modified").flatMap {
+            HTTPDate.isStrongValidator(lastModified: $0, date: head.headers.first(name: "Date")) ? $0 : nil
+        }
         guard entityTag != nil || lastModified != nil else { return nil }
         return (entityTag, lastModified)
     }

@@ -1,0 +1,32 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+@testable import Lupine
+
+/// Which response validators a resumed download may send back in `If-Range` (RFC 9110 §13.1.5).
+@Suite struct DownloadValidatorTests {
+    private func head(_ fields: [(String, String)]) throws -> ResponseHead {
+        ResponseHead(status: .ok, headers: HTTPHeaders(fields), url: try #require(URL(string: "http://127.0.0.1/file")))
+    }
+
+    @Test func aStrongEntityTagIsUsedAndAWeakOneIsNot() throws {
+        #expect(RequestExecutor.validator(of: try self.head([("ETag", "\"v1\"")]))?.entityTag == "\"v1\"")
+        #expect(RequestExecutor.validator(of: try self.head([("ETag", "W/\"v1\"")])) == nil)
+    }
+
+    @Test func lastModifiedCountsOnlyWhenASecondOlderThanTheResponse() throws {
+        let strong = try self.head([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Date", "Sun, 06 Nov 1994 08:49:38 GMT")])
+        #expect(RequestExecutor.validator(of: strong)?.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
+        let sameSecond = try self.head([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")])
+        #expect(RequestExecutor.validator(of: sameSecond) == nil)
+        let undated = try self.head([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")])
+        #expect(RequestExecutor.validator(of: undated) == nil)
+        let garbled = try self.head([("Last-Modified", "yesterday"), ("Date", "Sun, 06 Nov 1994 08:49:38 GMT")])
+        #expect(RequestExecutor.validator(of: garbled) == nil)
+    }
+
+    @Test func aServerRefusingRangesGivesNoValidator() throws {
+        #expect(RequestExecutor.validator(of: try self.head([("ETag", "\"v1\""), ("Accept-Ranges", "none")])) == nil)
+    }
+}
