@@ -26,7 +26,8 @@ extension HTTPSessionManager {
         serializer: Serializer
     ) async throws -> Response<Serializer.SerializedObject> {
         let (completion, task) = await self.runToCompletion { completionHandler in
-            self.makeDataTask(
+            self.makeTask(
+                DataTask.self,
                 with: request,
                 serializer: serializer,
                 hooks: SessionHooks(),

@@ -119,7 +119,8 @@ extension HTTPSessionManager {
             (self.completionQueue ?? self.defaultCompletionQueue).async { failure?(nil, lupineError) }
             return nil
         }
-        let task = self.makeDataTask(
+        let task = self.makeTask(
+            DataTask.self,
             with: request,
             serializer: self.responseSerializer,
             hooks: SessionHooks(),

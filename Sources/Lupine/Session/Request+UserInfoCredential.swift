@@ -5,7 +5,8 @@ extension Request {
     /// (unless that header is already set) and removed from the URL, so they never appear in a
     /// logged URL or cross a redirect inside one.
     func movingUserInfoCredentialToHeader() -> Request {
-        guard let split = self.url.splittingUserInfo() else { return self }
+        // Runs for every request sent: the common URL without user-info skips URLComponents.
+        guard self.url.user != nil || self.url.password != nil, let split = self.url.splittingUserInfo() else { return self }
         var request = self
         request.url = split.url
         if request.value(forHTTPHeaderField: "Authorization") == nil, let user = split.user {

@@ -224,7 +224,17 @@ extension TransportRequest {
                 // Anything not finite or beyond ~290 years means no limit (and must not overflow).
                 seconds.isFinite && seconds > 0 && seconds < 9e9 ? .nanoseconds(Int64(seconds * 1_000_000_000)) : nil
             },
-            bodyProgress: { [weak progress] total in progress?.socketDidTakeBody(bytes: total) }
+            bodyProgress: Self.bodyProgress(for: body, reportingTo: progress)
         )
+    }
+
+    /// What reports body bytes taken by the socket to `progress`; a request without a body has
+    /// no upload to report, and gets no closure.
+    private static func bodyProgress(
+        for body: TransportRequestBody?,
+        reportingTo progress: TaskDelegate
+    ) -> (@Sendable (Int) -> Void)? {
+        guard body != nil else { return nil }
+        return { [weak progress] total in progress?.socketDidTakeBody(bytes: total) }
     }
 }

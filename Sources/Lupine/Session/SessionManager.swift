@@ -178,7 +178,8 @@ open class SessionManager: @unchecked Sendable {
         downloadProgress: (@Sendable (Progress) -> Void)? = nil,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) -> DataTask {
-        self.makeDataTask(
+        self.makeTask(
+            DataTask.self,
             with: request,
             serializer: serializer,
             hooks: taskHooks,
@@ -190,31 +191,10 @@ open class SessionManager: @unchecked Sendable {
         }
     }
 
-    /// Creates a data task. With `completesOnQueue` false the completion handler runs directly
-    /// on the task's own Swift task, for callers that only resume a continuation with it.
-    func makeDataTask(
-        with request: Request,
-        serializer: any ResponseSerializer,
-        hooks taskHooks: SessionHooks,
-        uploadProgress: (@Sendable (Progress) -> Void)?,
-        downloadProgress: (@Sendable (Progress) -> Void)?,
-        completesOnQueue: Bool,
-        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
-    ) -> DataTask {
-        self.makeTask(
-            DataTask.self,
-            with: request,
-            serializer: serializer,
-            hooks: taskHooks,
-            uploadProgress: uploadProgress,
-            downloadProgress: downloadProgress,
-            completesOnQueue: completesOnQueue,
-            completionHandler: completionHandler
-        )
-    }
-
     /// Creates a task of `kind` whose runner is `execute` (by default: the request, with its body
-    /// read into memory), registered with the manager until it completes.
+    /// read into memory), registered with the manager until it completes. With `completesOnQueue`
+    /// false the completion handler runs directly on the task's own Swift task, for callers that
+    /// only resume a continuation with it.
     func makeTask<Kind: SessionTask>(
         _ kind: Kind.Type,
         with request: Request,
