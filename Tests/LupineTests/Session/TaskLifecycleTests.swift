@@ -17,8 +17,9 @@ import Testing
             defer { recorder.stop() }
             task.resume()
             task.resume()
-            try await waitUntil("the complete notification is posted") {
-                recorder.names.all.contains(Notification.Name.lupineTaskDidComplete.rawValue)
+            // The complete notification is posted before the handler is dispatched to its queue.
+            try await waitUntil("the complete notification is posted and the handler ran") {
+                recorder.names.all.contains(Notification.Name.lupineTaskDidComplete.rawValue) && !completions.all.isEmpty
             }
             #expect(recorder.names.all == [Notification.Name.lupineTaskDidResume.rawValue, Notification.Name.lupineTaskDidComplete.rawValue])
             #expect(completions.all.count == 1)
