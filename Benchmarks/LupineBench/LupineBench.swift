@@ -11,7 +11,7 @@ import NIOPosix
 /// to and from files against curl, on the same server in the same run.
 ///
 /// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N]
-/// [--transfer-bytes N] [--only session|transport|transfers]`.
+/// [--transfer-bytes N] [--only session|transport|layer|transfers]`.
 /// Without `--url` the test server runs in this process and shares its two cores with the clients.
 @main
 struct LupineBench {
@@ -38,6 +38,11 @@ struct LupineBench {
         let transferSize = Self.value(of: "--transfer-bytes", in: arguments).flatMap(Int.init) ?? (1 << 30)
         if Self.value(of: "--only", in: arguments) == "transfers" {
             try await Self.transfers(external: externalURL, size: transferSize)
+            await server?.stop()
+            return
+        }
+        if Self.value(of: "--only", in: arguments) == "layer" {
+            try await Self.layerCost(url: base.absoluteString + "/get?x=1", requests: requestsAtFullConcurrency)
             await server?.stop()
             return
         }
@@ -72,8 +77,38 @@ struct LupineBench {
             sessionRounds.append(try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: perRound))
         }
         ResultTable.printLayerCost(transport: BenchmarkResult(merging: transportRounds), session: BenchmarkResult(merging: sessionRounds))
+        try await Self.layerCost(url: jsonURL, requests: requestsAtFullConcurrency)
         try await Self.transfers(external: externalURL, size: transferSize)
         await server?.stop()
+    }
+
+    /// The session layer's own cost: the same two paths on a transport that replays the server's
+    /// recorded response from memory, so the network's variance is out of the difference.
+    static func layerCost(url: String, requests: Int) async throws {
+        guard let target = URL(string: url) else { throw BenchError.invalidURL(url) }
+        let headers = HTTPRequestSerializer().httpRequestHeaders
+        let recorded = try await RecordedTransport.record(target, headers: headers)
+        print("\nsession layer alone: GET \(url) replayed from memory (\(recorded.body.readableBytes)-byte body), 5 alternating rounds")
+        let manager = HTTPSessionManager(transport: recorded)
+        let serializer = JSONResponseSerializer()
+        var transportRounds: [BenchmarkResult] = []
+        var sessionRounds: [BenchmarkResult] = []
+        for _ in 0..<5 {
+            transportRounds.append(
+                try await LoadRunner.run(client: "recorded transport", concurrency: 1, requests: requests / 5, warmUp: 200) {
+                    let response = try await recorded.execute(TransportRequest(url: target, headers: headers))
+                    for try await _ in response.body {}
+                }
+            )
+            sessionRounds.append(
+                try await LoadRunner.run(client: "HTTPSessionManager + JSON", concurrency: 1, requests: requests / 5, warmUp: 200) {
+                    _ = try await manager.request(.GET, url, serializer: serializer)
+                }
+            )
+        }
+        ResultTable.printLayerCost(transport: BenchmarkResult(merging: transportRounds), session: BenchmarkResult(merging: sessionRounds))
+        let perRound = zip(transportRounds, sessionRounds).map { $1.percentileMicroseconds(0.5) - $0.percentileMicroseconds(0.5) }
+        print("added at the median, round by round: " + perRound.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " µs")
     }
 
     /// The large-transfer rows, against `external` or else a server in a child process.

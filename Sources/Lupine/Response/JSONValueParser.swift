@@ -69,12 +69,13 @@ struct JSONValueParser {
 
     private mutating func parseObject() throws(Failure) -> [String: any Sendable] {
         try self.enterContainer()
-        var object: [String: any Sendable] = [:]
         self.skipWhitespace()
         if self.consume(UInt8(ascii: "}")) {
             self.depth -= 1
-            return object
+            return [:]
         }
+        // Room for a typical small object at once, rather than growing through 1, 2, 4 and 8.
+        var object = [String: any Sendable](minimumCapacity: 8)
         while true {
             self.skipWhitespace()
             guard self.peek() == UInt8(ascii: "\"") else { throw self.failure("expected a string key") }
@@ -138,14 +139,18 @@ struct JSONValueParser {
     private mutating func parseString() throws(Failure) -> String {
         self.index += 1
         let start = self.index
+        var isASCII = true
         // The fast path: no escapes, so the string is the bytes between the quotes.
         while self.index < self.bytes.count {
             let byte = self.bytes[self.index]
             if byte == UInt8(ascii: "\"") {
-                let string = try self.validatedString(UnsafeBufferPointer(rebasing: self.bytes[start..<self.index]))
+                let utf8 = UnsafeBufferPointer(rebasing: self.bytes[start..<self.index])
+                // ASCII is valid UTF-8 already; only other bytes need the full validation.
+                let string = isASCII ? String(decoding: utf8, as: UTF8.self) : try self.validatedString(utf8)
                 self.index += 1
                 return string
             }
+            isASCII = isASCII && byte < 0x80
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw self.failure("unescaped control character \(Self.describe(byte)) in a string") }
             self.index += 1

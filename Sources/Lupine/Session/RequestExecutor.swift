@@ -62,8 +62,7 @@ struct RequestExecutor: Sendable {
         var visited: Set<String> = []
         var authenticationFailures = 0
         while true {
-            try Task.checkCancellation()
-            guard !task.isCancelling else { throw LupineError.cancelled }
+            try task.checkCancellation()
             request = request.movingUserInfoCredentialToHeader()
             outcome.request = request
             task.willSend(request)
@@ -71,6 +70,7 @@ struct RequestExecutor: Sendable {
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
             var transportRequest = TransportRequest(request, progress: task.delegate)
             transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
+            transportRequest.cancellation = task.transportCancellation
             let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
@@ -158,7 +158,7 @@ struct RequestExecutor: Sendable {
         var chunks = body.makeAsyncIterator()
         while true {
             await task.gate.pass()
-            try Task.checkCancellation()
+            try task.checkCancellation()
             guard let chunk = try await chunks.next() else { return }
             try await handle(chunk)
             task.delegate.didReceiveBody(bytes: chunk.readableBytes)

@@ -1,15 +1,16 @@
 import NIOConcurrencyHelpers
 
 extension SessionManager {
-    /// Creates a task with `make` (given the completion handler to install), runs it and
-    /// returns its completion and the task. Cancelling the calling Swift task cancels the task.
+    /// Creates a task with `make` (given the completion handler to install), runs it in the
+    /// calling Swift task and returns its completion and the task. Cancelling the calling Swift
+    /// task cancels the task.
     func runToCompletion<Kind: SessionTask>(
         _ make: (@escaping @Sendable (SessionTask, TaskCompletion) -> Void) -> Kind
     ) async -> (TaskCompletion, Kind) {
         let waiter = CompletionWaiter()
         let task = make { _, completion in waiter.complete(with: completion) }
         let completion = await withTaskCancellationHandler {
-            task.resume()
+            await task.resumeInline()
             return await waiter.completion()
         } onCancel: {
             task.cancel()
@@ -37,7 +38,11 @@ private final class CompletionWaiter: Sendable {
     }
 
     func completion() async -> TaskCompletion {
-        await withCheckedContinuation { continuation in
+        // The usual case when the task ran inline: no continuation needed.
+        if case .completed(let completion) = self.state.withLockedValue({ $0 }) {
+            return completion
+        }
+        return await withCheckedContinuation { continuation in
             let ready: TaskCompletion? = self.state.withLockedValue { state in
                 switch state {
                 case .completed(let completion):

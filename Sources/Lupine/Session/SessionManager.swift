@@ -302,15 +302,11 @@ open class SessionManager: @unchecked Sendable {
         }
         self.shutDownTransportIfDone()
         hooks.didComplete?(task, error)
-        var userInfo: [String: Any] = [
-            LupineNotificationKey.responseData: completion.responseData,
-            LupineNotificationKey.responseSerializer: serializer,
-        ]
-        userInfo[LupineNotificationKey.serializedResponse] = completion.serializedObject
-        userInfo[LupineNotificationKey.error] = completion.error
-        userInfo[LupineNotificationKey.metrics] = completion.metrics
-        userInfo[LupineNotificationKey.fileURL] = completion.fileURL
-        NotificationCenter.default.post(name: .lupineTaskDidComplete, object: task, userInfo: userInfo)
+        NotificationCenter.default.post(
+            name: .lupineTaskDidComplete,
+            object: task,
+            userInfo: LupineNotificationKey.userInfo(of: completion, serializer: serializer)
+        )
         for monitor in monitors {
             monitor.taskDidComplete(task, with: completion)
         }

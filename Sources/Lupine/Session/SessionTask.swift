@@ -25,6 +25,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public let originalRequest: Request
     let delegate: TaskDelegate
     let gate = SuspensionGate()
+    /// Cancels the task's transport requests when ``cancel()`` is called, also when the task runs
+    /// in its caller's Swift task, which `cancel()` cannot cancel.
+    let transportCancellation = TransportCancellation()
     private let storage: NIOLockedValueBox<MutableState>
     private let run: @Sendable (SessionTask) async -> Void
     private let events: TaskEvents
@@ -84,6 +87,24 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Starts the task, or continues it after ``suspend()``. Does nothing once it is cancelled or completed.
     public func resume() {
+        guard let startNow = self.markRunning() else { return }
+        if startNow {
+            self.launch()
+        }
+    }
+
+    /// Starts the task and runs it in the calling Swift task, returning once it has completed;
+    /// saves the two thread hand-offs of a runner task for callers that only await the task.
+    /// When the task was already started (a `cancel()` before this call launches it already
+    /// cancelled), it returns at once and the task completes on its runner.
+    func resumeInline() async {
+        guard self.markRunning() == true else { return }
+        await self.run(self)
+    }
+
+    /// Moves a suspended task to running and tells the session; `nil` when the task was not
+    /// suspended, otherwise whether it has to be started now.
+    private func markRunning() -> Bool? {
         let startNow: Bool? = self.storage.withLockedValue { state in
             guard state.phase == .suspended else { return nil }
             state.phase = .running
@@ -92,12 +113,11 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             defer { state.started = true }
             return !state.started
         }
-        guard let startNow else { return }
-        // Told before the runner starts, so "resume" always precedes "complete".
-        self.events.didResume(self)
-        if startNow {
-            self.launch()
+        if startNow != nil {
+            // Told before the task runs, so "resume" always precedes "complete".
+            self.events.didResume(self)
         }
+        return startNow
     }
 
     /// Pauses a running task: no more body is read, so the server is held back by TCP flow control.
@@ -126,11 +146,19 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             self.launch()
         }
         runner?.cancel()
+        self.transportCancellation.cancel()
     }
 
     /// Whether ``cancel()`` was called; the runner checks it before each step, so a task
     /// cancelled before its runner started never sends anything.
     var isCancelling: Bool { self.storage.withLockedValue { $0.phase == .canceling } }
+
+    /// Throws ``LupineError/cancelled`` when the task or the Swift task running it was cancelled.
+    func checkCancellation() throws {
+        if Task.isCancelled || self.isCancelling {
+            throw LupineError.cancelled
+        }
+    }
 
     /// Starts the runner on a Swift task of its own (never on the caller's thread, which may be an
     /// event loop or hold a lock); when `cancel()` got in first (before or while this ran), it is

@@ -43,6 +43,9 @@ public final class NIOTransport: Transport {
     }
 
     public func execute(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.cancellation?.isCancelled == true {
+            throw TransportError.cancelled
+        }
         let key = try PoolKey(
             url: request.url,
             trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator
@@ -62,7 +65,8 @@ public final class NIOTransport: Transport {
             key: key,
             metrics: metrics,
             bodyProgress: request.bodyProgress,
-            deadline: deadline
+            deadline: deadline,
+            cancellation: request.cancellation
         )
 
         switch request.body?.source {
@@ -88,6 +92,7 @@ public final class NIOTransport: Transport {
         let metrics: MetricsRecorder
         let bodyProgress: (@Sendable (Int) -> Void)?
         let deadline: (at: NIODeadline, timeout: TimeAmount)?
+        let cancellation: TransportCancellation?
     }
 
     /// Sends the request; when a reused connection turns out to have been closed by the server
@@ -113,10 +118,11 @@ public final class NIOTransport: Transport {
             let connection = try await self.pool.lease(
                 attempt.key,
                 requiresNewConnection: isRetry,
-                deadline: attempt.deadline
+                deadline: attempt.deadline,
+                cancellation: attempt.cancellation
             )
             do {
-                return try await Self.send(prepared, on: connection, produce: produce)
+                return try await Self.send(prepared, on: connection, cancellation: attempt.cancellation, produce: produce)
             } catch TransportError.connectionClosedBeforeResponse
                 where mayRetry && !isRetry && attempt.metrics.snapshot.isReusedConnection
             {
@@ -126,12 +132,17 @@ public final class NIOTransport: Transport {
         }
     }
 
+    /// Starts `request` on `connection` and waits for its response head. Cancelling the calling
+    /// Swift task, or `cancellation` until the response body has ended, cancels the request.
     private static func send(
         _ request: PreparedRequest,
         on connection: HTTPConnection,
+        cancellation: TransportCancellation?,
         produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
     ) async throws -> TransportResponse {
         let head = connection.execute(request)
+        // After `execute`, so the cancel reaches the event loop after the request it cancels.
+        cancellation?.whenCancelled { connection.cancel(request) }
         return try await withTaskCancellationHandler {
             guard let produce else {
                 return try await head.get()

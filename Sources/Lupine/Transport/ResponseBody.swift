@@ -14,6 +14,25 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     let producer: Producer
 
+    init(producer: Producer) {
+        self.producer = producer
+    }
+
+    /// A body that is already in memory, for a ``Transport`` that is not a network connection
+    /// (a cache, recorded responses, a test double): it yields `buffers` in order, then ends.
+    public init(_ buffers: [ByteBuffer]) {
+        let sequence = Producer.makeSequence(
+            elementType: ByteBuffer.self,
+            failureType: (any Error).self,
+            backPressureStrategy: .init(lowWatermark: 4, highWatermark: 16),
+            finishOnDeinit: false,
+            delegate: ResponseBodyDelegate(onProduceMore: {}, onTerminate: {})
+        )
+        _ = sequence.source.yield(contentsOf: buffers)
+        sequence.source.finish()
+        self.producer = sequence.sequence
+    }
+
     /// Iterates the body's buffers.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Producer.AsyncIterator

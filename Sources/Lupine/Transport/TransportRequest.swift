@@ -21,6 +21,9 @@ public struct TransportRequest: Sendable {
     /// The trust hook for an `https` request; `nil` uses the transport's
     /// ``TransportConfiguration/serverTrustEvaluator``. Connections are pooled per evaluator object.
     public var serverTrustEvaluator: ServerTrustEvaluator?
+    /// A handle that cancels the request without cancelling the Swift task running it; `nil`
+    /// when only Swift task cancellation should.
+    public var cancellation: TransportCancellation?
 
     /// Creates a request.
     public init(
@@ -30,7 +33,8 @@ public struct TransportRequest: Sendable {
         body: TransportRequestBody? = nil,
         timeout: TimeAmount? = nil,
         bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)? = nil,
-        serverTrustEvaluator: ServerTrustEvaluator? = nil
+        serverTrustEvaluator: ServerTrustEvaluator? = nil,
+        cancellation: TransportCancellation? = nil
     ) {
         self.method = method
         self.url = url
@@ -39,6 +43,7 @@ public struct TransportRequest: Sendable {
         self.timeout = timeout
         self.bodyProgress = bodyProgress
         self.serverTrustEvaluator = serverTrustEvaluator
+        self.cancellation = cancellation
     }
 }
 

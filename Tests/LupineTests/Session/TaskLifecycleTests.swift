@@ -173,12 +173,28 @@ import Testing
             let call = Task { try await manager.get("delay/10") }
             try await waitUntil("the request is running") { !manager.tasks.isEmpty }
             call.cancel()
-            await #expect {
-                _ = try await call.value
-            } throws: { error in
-                guard case LupineError.cancelled = error else { return false }
-                return true
-            }
+            await expectSessionCancelled { try await call.value }
+        }
+    }
+
+    @Test func cancellingAnAwaitedTaskEndsTheCall() async throws {
+        try await withSessionManager { _, manager in
+            // The async verbs run the task in the caller's Swift task: `cancel()` reaches the
+            // transport through the task's own cancellation handle.
+            let call = Task { try await manager.get("delay/10") }
+            try await waitUntil("the request is running") { manager.tasks.first?.state == .running }
+            manager.tasks.first?.cancel()
+            await expectSessionCancelled { try await call.value }
+        }
+    }
+
+    @Test func invalidatingTheSessionCancelsAnAwaitedTaskDuringItsBody() async throws {
+        try await withSessionManager { _, manager in
+            manager.responseSerializer = HTTPResponseSerializer()
+            let call = Task { try await manager.get("drip?numbytes=100&duration=20") }
+            try await waitUntil("the body starts") { (manager.tasks.first?.countOfBytesReceived ?? 0) > 0 }
+            manager.invalidateSession(cancelingTasks: true)
+            await expectSessionCancelled { try await call.value }
         }
     }
 

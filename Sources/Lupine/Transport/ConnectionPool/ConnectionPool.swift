@@ -50,11 +50,13 @@ final class ConnectionPool: Sendable {
         self.factory = ConnectionFactory(configuration: configuration)
     }
 
-    /// Waits for a connection to `key`, in arrival order, until `deadline`.
+    /// Waits for a connection to `key`, in arrival order, until `deadline` or until the calling
+    /// Swift task or `cancellation` is cancelled.
     func lease(
         _ key: PoolKey,
         requiresNewConnection: Bool,
-        deadline: (at: NIODeadline, timeout: TimeAmount)?
+        deadline: (at: NIODeadline, timeout: TimeAmount)?,
+        cancellation: TransportCancellation?
     ) async throws -> HTTPConnection {
         if !requiresNewConnection, let idle = self.leaseIdleConnection(key) {
             return idle
@@ -64,6 +66,7 @@ final class ConnectionPool: Sendable {
             state.waiters[state.nextWaiterID] = .allocated
             return state.nextWaiterID
         }
+        cancellation?.whenCancelled { self.abandon(waiter, key: key, reason: .cancelled) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let timer = deadline.map { deadline in
@@ -97,7 +100,7 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// The fast path of ``lease(_:requiresNewConnection:deadline:)``: an idle connection taken
+    /// The fast path of ``lease(_:requiresNewConnection:deadline:cancellation:)``: an idle connection taken
     /// without suspending the caller, or `nil` when the request has to wait.
     private func leaseIdleConnection(_ key: PoolKey) -> HTTPConnection? {
         self.state.withLockedValue { state in

@@ -1,0 +1,37 @@
+import Foundation
+import Lupine
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A ``Transport`` written outside Lupine (here one that answers from memory, as a cache or a
+/// recording would) carries a session manager's requests: the public initializers of
+/// ``TransportResponse`` and ``ResponseBody`` are enough to write one.
+@Suite struct CustomTransportTests {
+    struct MemoryTransport: Transport {
+        let body: String
+
+        func execute(_ request: TransportRequest) async throws -> TransportResponse {
+            let headers: HTTPHeaders = ["Content-Type": "application/json", "Content-Length": "\(self.body.utf8.count)"]
+            let half = self.body.utf8.count / 2
+            let buffers = [ByteBuffer(bytes: Array(self.body.utf8.prefix(half))), ByteBuffer(bytes: Array(self.body.utf8.dropFirst(half)))]
+            return TransportResponse(status: .ok, headers: headers, url: request.url, body: ResponseBody(buffers))
+        }
+
+        func shutdown() async {}
+    }
+
+    @Test func aSessionRunsOnATransportThatAnswersFromMemory() async throws {
+        let manager = HTTPSessionManager(
+            baseURL: URL(string: "https://api.example.test/"),
+            transport: MemoryTransport(body: #"{"greeting": "hello", "count": 2}"#)
+        )
+        let response = try await manager.get("v1/hello", parameters: ["a": "1"])
+        let object = try #require(response.value as? [String: any Sendable])
+        #expect(object["greeting"] as? String == "hello")
+        #expect(object["count"] as? Int == 2)
+        #expect(response.head?.url.absoluteString == "https://api.example.test/v1/hello?a=1")
+        #expect(response.metrics?.isReusedConnection == false)
+        manager.invalidateSession(cancelingTasks: false)
+    }
+}
