@@ -1,11 +1,16 @@
 import Foundation
 
 extension ResponseSerializer {
-    /// Serializes like ``serialize(head:data:request:)`` and hands the value over as
-    /// `any Sendable`, so serializers of different value types can be used side by side, as
-    /// ``CompoundResponseSerializer`` does, or through an `any ResponseSerializer`.
+    /// Serializes and wraps the value in `any Sendable`.
     public func serializeAny(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
         let result = self.serialize(head: head, data: data, request: request)
         return SerializedResponse(value: result.value.map { $0 as any Sendable }, error: result.error)
+    }
+}
+
+extension ResponseSerializer where SerializedObject == any Sendable {
+    /// Serializes: the value is `any Sendable` already, and wrapping it again would box it twice.
+    public func serializeAny(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
+        self.serialize(head: head, data: data, request: request)
     }
 }

@@ -39,8 +39,12 @@ private final class CompletionWaiter: Sendable {
 
     func completion() async -> TaskCompletion {
         // The usual case when the task ran inline: no continuation needed.
-        if case .completed(let completion) = self.state.withLockedValue({ $0 }) {
+        let ready: TaskCompletion? = self.state.withLockedValue { state in
+            guard case .completed(let completion) = state else { return nil }
             return completion
+        }
+        if let ready {
+            return ready
         }
         return await withCheckedContinuation { continuation in
             let ready: TaskCompletion? = self.state.withLockedValue { state in

@@ -211,46 +211,45 @@ open class SessionManager: @unchecked Sendable {
             downloadProgress: downloadProgress,
             completionHandler: completionHandler
         )
-        let (identifier, settings) = self.settings.withLockedValue { settings in
+        // One lock round: the task's number, the settings it runs with, and its registration.
+        let task: Kind = self.settings.withLockedValue { settings in
             settings.nextTaskIdentifier += 1
-            return (settings.nextTaskIdentifier, settings)
-        }
-        let hooks = settings.hooks.overridden(by: taskHooks)
-        let executor = RequestExecutor(
-            transport: self.transport,
-            hooks: hooks,
-            maximumRedirects: settings.maximumRedirects,
-            credential: settings.credential,
-            serverTrustEvaluator: settings.serverTrustEvaluator,
-            logger: settings.logger
-        )
-        let isInvalidated = settings.isInvalidated
-        let task = Kind(
-            identifier: identifier,
-            request: request,
-            delegate: delegate,
-            events: TaskEvents(
-                didResume: { [weak self] task in self?.post(.lupineTaskDidResume, for: task) },
-                didSuspend: { [weak self] task in self?.post(.lupineTaskDidSuspend, for: task) }
+            let identifier = settings.nextTaskIdentifier
+            let executor = RequestExecutor(
+                transport: self.transport,
+                hooks: settings.hooks.overridden(by: taskHooks),
+                maximumRedirects: settings.maximumRedirects,
+                credential: settings.credential,
+                serverTrustEvaluator: settings.serverTrustEvaluator,
+                logger: settings.logger
             )
-        ) { task in
-            // The task holds the manager until it completes, so a completion is never lost.
-            let outcome =
-                isInvalidated
-                ? ExecutionOutcome(request: request, error: .sessionInvalidated)
-                : await execute(executor, task)
-            self.complete(task, outcome: outcome, serializer: serializer, hooks: hooks, onQueue: completesOnQueue)
+            let isInvalidated = settings.isInvalidated
+            let task = Kind(
+                identifier: identifier,
+                request: request,
+                delegate: delegate,
+                // Strong: the task holds the manager until it completes anyway (see below).
+                tell: { task, event in self.tell(event, about: task) }
+            ) { task in
+                // The task holds the manager until it completes, so a completion is never lost.
+                let outcome =
+                    isInvalidated
+                    ? ExecutionOutcome(request: request, error: .sessionInvalidated)
+                    : await execute(executor, task)
+                self.complete(task, outcome: outcome, serializer: serializer, hooks: executor.hooks, onQueue: completesOnQueue)
+            }
+            settings.tasks[identifier] = task
+            return task
         }
         delegate.bind(to: task)
-        self.settings.withLockedValue { $0.tasks[identifier] = task }
         return task
     }
 
     /// The upload progress of `task`, whose cancel, pause and resume drive the task.
-    public func uploadProgress(for task: SessionTask) -> Progress { task.delegate.uploadProgress }
+    public func uploadProgress(for task: SessionTask) -> Progress { task.delegate.uploadProgress(of: task) }
 
     /// The download progress of `task`, whose cancel, pause and resume drive the task.
-    public func downloadProgress(for task: SessionTask) -> Progress { task.delegate.downloadProgress }
+    public func downloadProgress(for task: SessionTask) -> Progress { task.delegate.downloadProgress(of: task) }
 
     /// Invalidates the manager: later tasks fail with ``LupineError/sessionInvalidated``; with
     /// `cancelingTasks`, running ones are cancelled, and without, they run to completion. A
@@ -334,10 +333,11 @@ open class SessionManager: @unchecked Sendable {
         Task { await transport.shutdown() }
     }
 
-    private func post(_ name: Notification.Name, for task: SessionTask) {
+    private func tell(_ event: TaskEvent, about task: SessionTask) {
+        let name: Notification.Name = event == .resumed ? .lupineTaskDidResume : .lupineTaskDidSuspend
         NotificationCenter.default.post(name: name, object: task)
         for monitor in self.eventMonitors {
-            if name == .lupineTaskDidResume {
+            if event == .resumed {
                 monitor.taskDidResume(task)
             } else {
                 monitor.taskDidSuspend(task)

@@ -30,19 +30,19 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     let transportCancellation = TransportCancellation()
     private let storage: NIOLockedValueBox<MutableState>
     private let run: @Sendable (SessionTask) async -> Void
-    private let events: TaskEvents
+    private let tell: @Sendable (SessionTask, TaskEvent) -> Void
 
     required init(
         identifier: Int,
         request: Request,
         delegate: TaskDelegate,
-        events: TaskEvents,
+        tell: @escaping @Sendable (SessionTask, TaskEvent) -> Void,
         run: @escaping @Sendable (SessionTask) async -> Void
     ) {
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.delegate = delegate
-        self.events = events
+        self.tell = tell
         self.run = run
         self.storage = NIOLockedValueBox(MutableState(currentRequest: request))
     }
@@ -115,7 +115,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
         if startNow != nil {
             // Told before the task runs, so "resume" always precedes "complete".
-            self.events.didResume(self)
+            self.tell(self, .resumed)
         }
         return startNow
     }
@@ -129,7 +129,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             return true
         }
         guard suspended else { return }
-        self.events.didSuspend(self)
+        self.tell(self, .suspended)
     }
 
     /// Cancels the task; it completes with ``LupineError/cancelled``. Does nothing once completed.
@@ -208,7 +208,6 @@ public final class DataTask: SessionTask, @unchecked Sendable {}
 public final class UploadTask: SessionTask, @unchecked Sendable {}
 
 /// What a task tells its session when it is resumed or suspended.
-struct TaskEvents: Sendable {
-    let didResume: @Sendable (SessionTask) -> Void
-    let didSuspend: @Sendable (SessionTask) -> Void
+enum TaskEvent {
+    case resumed, suspended
 }

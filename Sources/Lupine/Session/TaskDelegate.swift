@@ -24,13 +24,33 @@ final class TaskDelegate: @unchecked Sendable {
         var reading: TaskProgress { TaskProgress(completedUnitCount: self.completed, totalUnitCount: self.total) }
     }
 
+    /// Which way the bytes go.
+    private enum Side {
+        case upload, download
+    }
+
     private struct State {
         var upload = Direction()
         var download = Direction()
         var isFinished = false
         /// The socket's latest upload total, not yet delivered off the event loop.
         var undeliveredBytesSent: Int?
-        weak var task: SessionTask?
+
+        /// One side's direction (a `switch`: a key path would be read through the runtime).
+        subscript(side: Side) -> Direction {
+            switch side {
+            case .upload: return self.upload
+            case .download: return self.download
+            }
+        }
+
+        /// Changes one side's direction in place.
+        mutating func modify<Result>(_ side: Side, _ change: (inout Direction) -> Result) -> Result {
+            switch side {
+            case .upload: return change(&self.upload)
+            case .download: return change(&self.download)
+            }
+        }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -48,15 +68,22 @@ final class TaskDelegate: @unchecked Sendable {
         self.completionHandler = completionHandler
     }
 
-    /// Binds the delegate to its task, so that progress objects can drive it.
+    /// Makes, for `task`, the `Progress` of each direction that has a progress closure, so that
+    /// every update can reach its closure. The delegate keeps no reference to its task: a weak
+    /// one would give every task a side table, slowing each retain and release of it.
     func bind(to task: SessionTask) {
-        self.state.withLockedValue { $0.task = task }
+        if self.uploadProgressHandler != nil {
+            _ = self.progress(.upload, of: task)
+        }
+        if self.downloadProgressHandler != nil {
+            _ = self.progress(.download, of: task)
+        }
     }
 
-    /// The upload `Progress`, made on first use; cancelling, pausing or resuming it drives the task.
-    var uploadProgress: Progress { self.progress(\.upload) }
-    /// The download `Progress`, made on first use; cancelling, pausing or resuming it drives the task.
-    var downloadProgress: Progress { self.progress(\.download) }
+    /// The upload `Progress` of `task`, made on first use; cancelling, pausing or resuming it drives the task.
+    func uploadProgress(of task: SessionTask) -> Progress { self.progress(.upload, of: task) }
+    /// The download `Progress` of `task`, made on first use; cancelling, pausing or resuming it drives the task.
+    func downloadProgress(of task: SessionTask) -> Progress { self.progress(.download, of: task) }
     /// Upload byte counts so far.
     var uploadReading: TaskProgress { self.state.withLockedValue { $0.upload.reading } }
     /// Download byte counts so far.
@@ -64,7 +91,7 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// The request body is `length` bytes (or unknown when `nil`).
     func willSendBody(length: Int?) {
-        self.update(\.upload, handler: nil) { $0.total = Self.total(length) }
+        self.update(.upload, handler: nil) { $0.total = Self.total(length) }
     }
 
     /// Where upload totals reported on an event loop are delivered, in order, so that no
@@ -105,13 +132,13 @@ final class TaskDelegate: @unchecked Sendable {
     /// total until the task finishes.
     private func didSendBody(bytes: Int) {
         guard bytes > 0 else { return }
-        self.update(\.upload, handler: self.uploadProgressHandler) { $0.completed = Int64(bytes) }
+        self.update(.upload, handler: self.uploadProgressHandler) { $0.completed = Int64(bytes) }
     }
 
     /// The response head announced `length` body bytes (or an unknown length when `nil`), to
     /// follow `alreadyReceived` bytes a resumed download holds from before.
     func willReceiveBody(length: Int?, alreadyReceived: Int = 0) {
-        self.update(\.download, handler: nil) { direction in
+        self.update(.download, handler: nil) { direction in
             direction.completed = Int64(alreadyReceived)
             direction.total = Self.total(length.map { $0 + alreadyReceived })
         }
@@ -119,7 +146,7 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// `bytes` more body bytes arrived.
     func didReceiveBody(bytes: Int) {
-        self.update(\.download, handler: self.downloadProgressHandler) { $0.completed += Int64(bytes) }
+        self.update(.download, handler: self.downloadProgressHandler) { $0.completed += Int64(bytes) }
     }
 
     /// The task completed: successful progress reaches 1.0, and the progress streams finish.
@@ -127,7 +154,7 @@ final class TaskDelegate: @unchecked Sendable {
         // The last upload total, if still on its way, counts before the totals are settled.
         self.deliverUndeliveredBytesSent()
         if succeeded {
-            for (direction, handler) in [(\State.upload, self.uploadProgressHandler), (\State.download, self.downloadProgressHandler)] {
+            for (direction, handler) in [(Side.upload, self.uploadProgressHandler), (Side.download, self.downloadProgressHandler)] {
                 self.update(direction, handler: handler) { direction in
                     if direction.completed > 0 { direction.total = direction.completed }
                 }
@@ -148,13 +175,13 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// A new stream of upload (`upload == true`) or download progress readings, ending with the task.
     func progressUpdates(upload: Bool) -> AsyncStream<TaskProgress> {
-        let direction: WritableKeyPath<State, Direction> = upload ? \.upload : \.download
+        let direction: Side = upload ? .upload : .download
         return AsyncStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
             let (reading, finished) = self.state.withLockedValue { state in
                 if !state.isFinished {
-                    state[keyPath: direction].streams.append(continuation)
+                    state.modify(direction) { $0.streams.append(continuation) }
                 }
-                return (state[keyPath: direction].reading, state.isFinished)
+                return (state[direction].reading, state.isFinished)
             }
             continuation.yield(reading)
             if finished {
@@ -165,32 +192,32 @@ final class TaskDelegate: @unchecked Sendable {
 
     /// Applies `change` to one direction, then tells its progress object, streams and closure.
     private func update(
-        _ direction: WritableKeyPath<State, Direction>,
+        _ direction: Side,
         handler: (@Sendable (Progress) -> Void)?,
         _ change: (inout Direction) -> Void
     ) {
         let (reading, progress, streams) = self.state.withLockedValue { state in
-            change(&state[keyPath: direction])
-            let current = state[keyPath: direction]
+            state.modify(direction, change)
+            let current = state[direction]
             return (current.reading, current.progress, current.streams)
         }
         for continuation in streams {
             continuation.yield(reading)
         }
-        let target = progress ?? (handler == nil ? nil : self.progress(direction))
-        guard let target else { return }
-        Self.apply(reading, to: target)
-        handler?(target)
+        // A direction with a closure got its `Progress` in `bind(to:)`.
+        guard let progress else { return }
+        Self.apply(reading, to: progress)
+        handler?(progress)
     }
 
-    private func progress(_ direction: WritableKeyPath<State, Direction>) -> Progress {
-        let (progress, isNew, reading, task) = self.state.withLockedValue { state in
-            if let existing = state[keyPath: direction].progress {
-                return (existing, false, state[keyPath: direction].reading, state.task)
+    private func progress(_ direction: Side, of task: SessionTask) -> Progress {
+        let (progress, isNew, reading) = self.state.withLockedValue { state in
+            if let existing = state[direction].progress {
+                return (existing, false, state[direction].reading)
             }
             let made = Progress(totalUnitCount: -1)
-            state[keyPath: direction].progress = made
-            return (made, true, state[keyPath: direction].reading, state.task)
+            state.modify(direction) { $0.progress = made }
+            return (made, true, state[direction].reading)
         }
         if isNew {
             progress.isCancellable = true

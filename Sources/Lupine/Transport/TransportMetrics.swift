@@ -2,28 +2,73 @@
 /// connection was reused. Phases that did not happen (no DNS lookup for a literal address, no TLS
 /// for `http`, no connection setup on a reused connection) are `nil`.
 public struct TransportMetrics: Sendable {
+    /// The phases with an instant, in the order of ``phaseOffsets``.
+    private enum Phase: Int, CaseIterable {
+        case domainLookupStart, domainLookupEnd, connectStart, connectEnd, secureConnectionStart, secureConnectionEnd
+        case requestHeadSent, requestBodySent, responseStart, responseEnd
+    }
+
+    // Instants are stored as durations since `referenceInstant`, the phases in one array: a copy
+    // of the metrics (made several times per request) is then one retain, where ten optional
+    // `ContinuousClock.Instant`s, a type of unknown layout, cost a runtime call each.
+    private var fetchStartOffset: Duration
+    private var phaseOffsets = [Duration?](repeating: nil, count: Phase.allCases.count)
+
     /// When the transport accepted the request.
-    public var fetchStart: ContinuousClock.Instant
+    public var fetchStart: ContinuousClock.Instant {
+        get { referenceInstant + self.fetchStartOffset }
+        set { self.fetchStartOffset = newValue - referenceInstant }
+    }
     /// Name resolution began.
-    public var domainLookupStart: ContinuousClock.Instant?
+    public var domainLookupStart: ContinuousClock.Instant? {
+        get { self[.domainLookupStart] }
+        set { self[.domainLookupStart] = newValue }
+    }
     /// Name resolution finished.
-    public var domainLookupEnd: ContinuousClock.Instant?
+    public var domainLookupEnd: ContinuousClock.Instant? {
+        get { self[.domainLookupEnd] }
+        set { self[.domainLookupEnd] = newValue }
+    }
     /// The TCP connection attempt began.
-    public var connectStart: ContinuousClock.Instant?
+    public var connectStart: ContinuousClock.Instant? {
+        get { self[.connectStart] }
+        set { self[.connectStart] = newValue }
+    }
     /// The TCP connection was established.
-    public var connectEnd: ContinuousClock.Instant?
+    public var connectEnd: ContinuousClock.Instant? {
+        get { self[.connectEnd] }
+        set { self[.connectEnd] = newValue }
+    }
     /// The TLS handshake began.
-    public var secureConnectionStart: ContinuousClock.Instant?
+    public var secureConnectionStart: ContinuousClock.Instant? {
+        get { self[.secureConnectionStart] }
+        set { self[.secureConnectionStart] = newValue }
+    }
     /// The TLS handshake finished.
-    public var secureConnectionEnd: ContinuousClock.Instant?
+    public var secureConnectionEnd: ContinuousClock.Instant? {
+        get { self[.secureConnectionEnd] }
+        set { self[.secureConnectionEnd] = newValue }
+    }
     /// The request head was written to the socket.
-    public var requestHeadSent: ContinuousClock.Instant?
+    public var requestHeadSent: ContinuousClock.Instant? {
+        get { self[.requestHeadSent] }
+        set { self[.requestHeadSent] = newValue }
+    }
     /// The last request body byte was written to the socket.
-    public var requestBodySent: ContinuousClock.Instant?
+    public var requestBodySent: ContinuousClock.Instant? {
+        get { self[.requestBodySent] }
+        set { self[.requestBodySent] = newValue }
+    }
     /// The first response byte arrived.
-    public var responseStart: ContinuousClock.Instant?
+    public var responseStart: ContinuousClock.Instant? {
+        get { self[.responseStart] }
+        set { self[.responseStart] = newValue }
+    }
     /// The response was complete, or the request failed.
-    public var responseEnd: ContinuousClock.Instant?
+    public var responseEnd: ContinuousClock.Instant? {
+        get { self[.responseEnd] }
+        set { self[.responseEnd] = newValue }
+    }
     /// Bytes written to the connection for this request (head and body, before TLS).
     public var bytesSent: Int = 0
     /// Bytes read from the connection for this response (head and body, before TLS and decompression).
@@ -49,7 +94,12 @@ public struct TransportMetrics: Sendable {
     public var totalDuration: Duration? { Self.span(self.fetchStart, self.responseEnd) }
 
     init(fetchStart: ContinuousClock.Instant) {
-        self.fetchStart = fetchStart
+        self.fetchStartOffset = fetchStart - referenceInstant
+    }
+
+    private subscript(phase: Phase) -> ContinuousClock.Instant? {
+        get { self.phaseOffsets[phase.rawValue].map { referenceInstant + $0 } }
+        set { self.phaseOffsets[phase.rawValue] = newValue.map { $0 - referenceInstant } }
     }
 
     private static func span(_ start: ContinuousClock.Instant?, _ end: ContinuousClock.Instant?) -> Duration? {
@@ -57,3 +107,6 @@ public struct TransportMetrics: Sendable {
         return end - start
     }
 }
+
+/// The instant the stored offsets of every ``TransportMetrics`` count from.
+private let referenceInstant = ContinuousClock.now
