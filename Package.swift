@@ -9,7 +9,7 @@ let strictSwift6: [SwiftSetting] = [
 
 let package = Package(
     name: "Lupine",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Lupine", targets: ["Lupine"]),
         .library(name: "LupineTestServer", targets: ["LupineTestServer"]),

@@ -134,6 +134,7 @@ public struct HTTPRequestSerializer: RequestSerializer {
     /// `request` with every default header field it does not already have.
     private func applyingDefaultHeaders(to request: Request) -> Request {
         var result = request
+        result.headers.reserveCapacity(request.headers.count + httpRequestHeaders.count)
         for (name, value) in httpRequestHeaders where !request.headers.contains(name: name) {
             result.headers.add(name: name, value: value)
         }

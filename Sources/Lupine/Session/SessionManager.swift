@@ -304,7 +304,7 @@ open class SessionManager: @unchecked Sendable {
         NotificationCenter.default.post(
             name: .lupineTaskDidComplete,
             object: task,
-            userInfo: LupineNotificationKey.userInfo(of: completion, serializer: serializer)
+            userInfo: CompletionUserInfo.of(completion, serializer: serializer)
         )
         for monitor in monitors {
             monitor.taskDidComplete(task, with: completion)

@@ -28,27 +28,3 @@ public enum LupineNotificationKey {
     /// The transport metrics, ``TransportMetrics``.
     public static let metrics = "com.lupine.networking.task.complete.sessiontaskmetrics"
 }
-
-extension LupineNotificationKey {
-    /// The user info of a complete notification: only the keys that have a value.
-    static func userInfo(of completion: TaskCompletion, serializer: any ResponseSerializer) -> [AnyHashable: Any] {
-        // The key type `post` takes, so no copy converts it; twice the room the keys need, as
-        // every probe past a taken slot compares `AnyHashable`s, a dynamic cast each.
-        var userInfo = [AnyHashable: Any](minimumCapacity: 12)
-        userInfo[Self.responseData] = completion.responseData
-        userInfo[Self.responseSerializer] = serializer
-        if let value = completion.serializedObject {
-            userInfo[Self.serializedResponse] = value
-        }
-        if let error = completion.error {
-            userInfo[Self.error] = error
-        }
-        if let metrics = completion.metrics {
-            userInfo[Self.metrics] = metrics
-        }
-        if let fileURL = completion.fileURL {
-            userInfo[Self.fileURL] = fileURL
-        }
-        return userInfo
-    }
-}

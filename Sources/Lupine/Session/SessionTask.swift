@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// A request in a session: it starts suspended, runs on ``resume()``, can be paused with
 /// ``suspend()`` (the transport then stops reading from the socket) and ended with ``cancel()``.
@@ -17,6 +17,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var response: ResponseHead?
         var metrics: TransportMetrics?
         var error: LupineError?
+        /// The completion, kept for a caller that awaits it (see ``awaitCompletion()``).
+        var awaited: AwaitedCompletion = .pending(nil)
+    }
+
+    /// A completion handed to the Swift task that awaits it, whichever of the two comes first.
+    enum AwaitedCompletion {
+        case pending(CheckedContinuation<TaskCompletion, Never>?)
+        case delivered(TaskCompletion)
     }
 
     /// An identifier unique within the session manager.
@@ -28,7 +36,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Cancels the task's transport requests when ``cancel()`` is called, also when the task runs
     /// in its caller's Swift task, which `cancel()` cannot cancel.
     let transportCancellation = TransportCancellation()
-    private let storage: NIOLockedValueBox<MutableState>
+    private let storage: Mutex<MutableState>
     private let run: @Sendable (SessionTask) async -> Void
     private let tell: @Sendable (SessionTask, TaskEvent) -> Void
 
@@ -44,24 +52,24 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         self.delegate = delegate
         self.tell = tell
         self.run = run
-        self.storage = NIOLockedValueBox(MutableState(currentRequest: request))
+        self.storage = Mutex(MutableState(currentRequest: request))
     }
 
     /// Where the task is in its life.
-    public var state: TaskState { self.storage.withLockedValue { $0.phase } }
+    public var state: TaskState { self.storage.withLock { $0.phase } }
     /// A description the app may set, as `URLSessionTask.taskDescription`.
     public var taskDescription: String? {
-        get { self.storage.withLockedValue { $0.taskDescription } }
-        set { self.storage.withLockedValue { $0.taskDescription = newValue } }
+        get { self.storage.withLock { $0.taskDescription } }
+        set { self.storage.withLock { $0.taskDescription = newValue } }
     }
     /// The request being sent now (it changes when a redirect is followed).
-    public var currentRequest: Request { self.storage.withLockedValue { $0.currentRequest } }
+    public var currentRequest: Request { self.storage.withLock { $0.currentRequest } }
     /// The response head, once it arrived.
-    public var response: ResponseHead? { self.storage.withLockedValue { $0.response } }
+    public var response: ResponseHead? { self.storage.withLock { $0.response } }
     /// The transport metrics, once the task completed.
-    public var metrics: TransportMetrics? { self.storage.withLockedValue { $0.metrics } }
+    public var metrics: TransportMetrics? { self.storage.withLock { $0.metrics } }
     /// The error the task failed with, once it completed.
-    public var error: LupineError? { self.storage.withLockedValue { $0.error } }
+    public var error: LupineError? { self.storage.withLock { $0.error } }
     /// Body bytes received so far.
     public var countOfBytesReceived: Int64 { self.delegate.downloadReading.completedUnitCount }
     /// Body bytes expected, or -1 when unknown.
@@ -105,7 +113,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Moves a suspended task to running and tells the session; `nil` when the task was not
     /// suspended, otherwise whether it has to be started now.
     private func markRunning() -> Bool? {
-        let startNow: Bool? = self.storage.withLockedValue { state in
+        let startNow: Bool? = self.storage.withLock { state in
             guard state.phase == .suspended else { return nil }
             state.phase = .running
             // Inside the lock, so a racing suspend() cannot close the gate after this opens it.
@@ -122,7 +130,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Pauses a running task: no more body is read, so the server is held back by TCP flow control.
     public func suspend() {
-        let suspended = self.storage.withLockedValue { state in
+        let suspended = self.storage.withLock { state in
             guard state.phase == .running else { return false }
             state.phase = .suspended
             self.gate.close()
@@ -134,7 +142,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Cancels the task; it completes with ``LupineError/cancelled``. Does nothing once completed.
     public func cancel() {
-        let (runner, mustLaunch) = self.storage.withLockedValue { state -> (Task<Void, Never>?, Bool) in
+        let (runner, mustLaunch) = self.storage.withLock { state -> (Task<Void, Never>?, Bool) in
             guard state.phase == .running || state.phase == .suspended else { return (nil, false) }
             state.phase = .canceling
             self.gate.terminate()
@@ -151,7 +159,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether ``cancel()`` was called; the runner checks it before each step, so a task
     /// cancelled before its runner started never sends anything.
-    var isCancelling: Bool { self.storage.withLockedValue { $0.phase == .canceling } }
+    var isCancelling: Bool { self.storage.withLock { $0.phase == .canceling } }
 
     /// Throws ``LupineError/cancelled`` when the task or the Swift task running it was cancelled.
     func checkCancellation() throws {
@@ -165,7 +173,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// cancelled.
     private func launch() {
         let runner = Task { await self.run(self) }
-        let cancelled = self.storage.withLockedValue { state in
+        let cancelled = self.storage.withLock { state in
             state.runner = runner
             return state.phase == .canceling
         }
@@ -174,20 +182,55 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// A completion handler for a caller that awaits the task with ``awaitCompletion()``; it
+    /// captures nothing, so it costs no allocation.
+    static let deliverToAwaiter: @Sendable (SessionTask, TaskCompletion) -> Void = { task, completion in
+        let waiting: CheckedContinuation<TaskCompletion, Never>? = task.storage.withLock { state in
+            guard case .pending(let continuation) = state.awaited else { return nil }
+            state.awaited = .delivered(completion)
+            return continuation
+        }
+        waiting?.resume(returning: completion)
+    }
+
+    /// The completion ``deliverToAwaiter`` received, waiting for it if need be.
+    func awaitCompletion() async -> TaskCompletion {
+        // The usual case when the task ran inline: delivered already, no continuation needed.
+        let delivered: TaskCompletion? = self.storage.withLock { state in
+            guard case .delivered(let completion) = state.awaited else { return nil }
+            return completion
+        }
+        if let delivered {
+            return delivered
+        }
+        return await withCheckedContinuation { continuation in
+            let ready: TaskCompletion? = self.storage.withLock { state in
+                if case .delivered(let completion) = state.awaited {
+                    return completion
+                }
+                state.awaited = .pending(continuation)
+                return nil
+            }
+            if let ready {
+                continuation.resume(returning: ready)
+            }
+        }
+    }
+
     /// Records the request being sent: a redirect's next hop, or the request with the
     /// credentials of its URL moved into its header.
     func willSend(_ request: Request) {
-        self.storage.withLockedValue { $0.currentRequest = request }
+        self.storage.withLock { $0.currentRequest = request }
     }
 
     /// Records the response head.
     func didReceive(_ head: ResponseHead) {
-        self.storage.withLockedValue { $0.response = head }
+        self.storage.withLock { $0.response = head }
     }
 
     /// Marks the task completed; `false` when it already was, so completion is delivered once.
     func complete(metrics: TransportMetrics?, error: LupineError?) -> Bool {
-        self.storage.withLockedValue { state in
+        self.storage.withLock { state in
             guard state.phase != .completed else { return false }
             state.phase = .completed
             state.metrics = metrics

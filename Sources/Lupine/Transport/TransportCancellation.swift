@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Cancels a transport request from outside the Swift task that runs it.
 ///
@@ -13,14 +13,14 @@ public final class TransportCancellation: Sendable {
         case cancelled
     }
 
-    private let state = NIOLockedValueBox(State.active(handler: nil))
+    private let state = Mutex(State.active(handler: nil))
 
     /// Creates a handle that is not cancelled.
     public init() {}
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool {
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             if case .cancelled = state { return true }
             return false
         }
@@ -28,7 +28,7 @@ public final class TransportCancellation: Sendable {
 
     /// Cancels the step the transport is in now and every later one. Calling it again does nothing.
     public func cancel() {
-        let handler: (@Sendable () -> Void)? = self.state.withLockedValue { state in
+        let handler: (@Sendable () -> Void)? = self.state.withLock { state in
             guard case .active(let handler) = state else { return nil }
             state = .cancelled
             return handler
@@ -40,7 +40,7 @@ public final class TransportCancellation: Sendable {
     /// step (waiting for a connection, then the exchange on it); runs it at once when the handle
     /// is already cancelled. A transport calls this as it moves from step to step.
     public func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = self.state.withLockedValue { state in
+        let runNow = self.state.withLock { state in
             guard case .active = state else { return true }
             state = .active(handler: handler)
             return false
