@@ -42,7 +42,7 @@ struct LupineBench {
             return
         }
         if Self.value(of: "--only", in: arguments) == "layer" {
-            try await Self.layerCost(url: base.absoluteString + "/get?x=1", requests: requestsAtFullConcurrency)
+            try await Self.sessionLayer(url: base.absoluteString + "/get?x=1", requests: requestsAtFullConcurrency)
             await server?.stop()
             return
         }
@@ -66,20 +66,26 @@ struct LupineBench {
         }
         ResultTable.print(results)
 
-        let jsonURL = base.absoluteString + "/get?x=1"
-        let rounds = 5
-        print("\nsession layer: GET \(jsonURL) (httpbin JSON), concurrency 1, both on Lupine's transport, \(rounds) alternating rounds")
+        try await Self.sessionLayer(url: base.absoluteString + "/get?x=1", requests: requestsAtFullConcurrency)
+        try await Self.transfers(external: externalURL, size: transferSize)
+        await server?.stop()
+    }
+
+    /// What the session layer adds to a small JSON GET: the whole `HTTPSessionManager` path
+    /// (serialize, transport, JSON response serializer) against the bare transport, over the
+    /// network and then on a transport that replays the response from memory.
+    static func sessionLayer(url: String, requests: Int) async throws {
+        let rounds = 10
+        let perRound = requests / 4 / rounds
+        print("\nsession layer: GET \(url) (httpbin JSON), concurrency 1, both on Lupine's transport, \(rounds) alternating rounds")
         var transportRounds: [BenchmarkResult] = []
         var sessionRounds: [BenchmarkResult] = []
         for _ in 0..<rounds {
-            let perRound = requestsAtFullConcurrency / 4 / rounds
-            transportRounds.append(try await Self.lupine(url: jsonURL, concurrency: 1, requests: perRound))
-            sessionRounds.append(try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: perRound))
+            transportRounds.append(try await Self.lupine(url: url, concurrency: 1, requests: perRound))
+            sessionRounds.append(try await Self.sessionManager(url: url, concurrency: 1, requests: perRound))
         }
-        ResultTable.printLayerCost(transport: BenchmarkResult(merging: transportRounds), session: BenchmarkResult(merging: sessionRounds))
-        try await Self.layerCost(url: jsonURL, requests: requestsAtFullConcurrency)
-        try await Self.transfers(external: externalURL, size: transferSize)
-        await server?.stop()
+        ResultTable.printLayerCost(transportRounds: transportRounds, sessionRounds: sessionRounds)
+        try await Self.layerCost(url: url, requests: requests)
     }
 
     /// The session layer's own cost: the same two paths on a transport that replays the server's
@@ -88,27 +94,26 @@ struct LupineBench {
         guard let target = URL(string: url) else { throw BenchError.invalidURL(url) }
         let headers = HTTPRequestSerializer().httpRequestHeaders
         let recorded = try await RecordedTransport.record(target, headers: headers)
-        print("\nsession layer alone: GET \(url) replayed from memory (\(recorded.body.readableBytes)-byte body), 5 alternating rounds")
+        let rounds = 10
+        print("\nsession layer alone: GET \(url) replayed from memory (\(recorded.body.readableBytes)-byte body), \(rounds) alternating rounds")
         let manager = HTTPSessionManager(transport: recorded)
         let serializer = JSONResponseSerializer()
         var transportRounds: [BenchmarkResult] = []
         var sessionRounds: [BenchmarkResult] = []
-        for _ in 0..<5 {
+        for _ in 0..<rounds {
             transportRounds.append(
-                try await LoadRunner.run(client: "recorded transport", concurrency: 1, requests: requests / 5, warmUp: 200) {
+                try await LoadRunner.run(client: "recorded transport", concurrency: 1, requests: requests / rounds, warmUp: 200) {
                     let response = try await recorded.execute(TransportRequest(url: target, headers: headers))
                     for try await _ in response.body {}
                 }
             )
             sessionRounds.append(
-                try await LoadRunner.run(client: "HTTPSessionManager + JSON", concurrency: 1, requests: requests / 5, warmUp: 200) {
+                try await LoadRunner.run(client: "HTTPSessionManager + JSON", concurrency: 1, requests: requests / rounds, warmUp: 200) {
                     _ = try await manager.request(.GET, url, serializer: serializer)
                 }
             )
         }
-        ResultTable.printLayerCost(transport: BenchmarkResult(merging: transportRounds), session: BenchmarkResult(merging: sessionRounds))
-        let perRound = zip(transportRounds, sessionRounds).map { $1.percentileMicroseconds(0.5) - $0.percentileMicroseconds(0.5) }
-        print("added at the median, round by round: " + perRound.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " µs")
+        ResultTable.printLayerCost(transportRounds: transportRounds, sessionRounds: sessionRounds)
     }
 
     /// The large-transfer rows, against `external` or else a server in a child process.

@@ -119,7 +119,7 @@ public struct HTTPRequestSerializer: RequestSerializer {
     func makeRequest(method: HTTPMethod, urlString: String, relativeTo baseURL: URL?) throws -> Request {
         guard let url = URL(string: urlString, relativeTo: baseURL)?.absoluteURL,
             url.scheme != nil,
-            let host = url.host, !host.isEmpty
+            let host = url.host(percentEncoded: true), !host.isEmpty
         else {
             throw LupineError.invalidURL(urlString)
         }
@@ -134,6 +134,11 @@ public struct HTTPRequestSerializer: RequestSerializer {
     /// `request` with every default header field it does not already have.
     private func applyingDefaultHeaders(to request: Request) -> Request {
         var result = request
+        guard !request.headers.isEmpty else {
+            // A new request: the default fields as they are, shared rather than copied.
+            result.headers = httpRequestHeaders
+            return result
+        }
         result.headers.reserveCapacity(request.headers.count + httpRequestHeaders.count)
         for (name, value) in httpRequestHeaders where !request.headers.contains(name: name) {
             result.headers.add(name: name, value: value)

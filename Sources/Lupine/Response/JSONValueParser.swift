@@ -137,24 +137,29 @@ struct JSONValueParser {
     // MARK: Strings
 
     private mutating func parseString() throws(Failure) -> String {
-        self.index += 1
-        let start = self.index
+        let start = self.index + 1
+        let bytes = self.bytes
+        // The fast path: no escapes, so the string is the bytes between the quotes. The index
+        // lives in a local while scanning, where the compiler can keep it in a register.
+        var end = start
         var isASCII = true
-        // The fast path: no escapes, so the string is the bytes between the quotes.
-        while self.index < self.bytes.count {
-            let byte = self.bytes[self.index]
+        while end < bytes.count {
+            let byte = bytes[end]
             if byte == UInt8(ascii: "\"") {
-                let utf8 = UnsafeBufferPointer(rebasing: self.bytes[start..<self.index])
+                self.index = end + 1
+                let utf8 = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 // ASCII is valid UTF-8 already; only other bytes need the full validation.
-                let string = isASCII ? String(decoding: utf8, as: UTF8.self) : try self.validatedString(utf8)
-                self.index += 1
-                return string
+                return isASCII ? String(decoding: utf8, as: UTF8.self) : try self.validatedString(utf8)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else {
+                self.index = end
+                throw self.failure("unescaped control character \(Self.describe(byte)) in a string")
             }
             isASCII = isASCII && byte < 0x80
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw self.failure("unescaped control character \(Self.describe(byte)) in a string") }
-            self.index += 1
+            end += 1
         }
+        self.index = end
         var unescaped = Array(self.bytes[start..<self.index])
         while self.index < self.bytes.count {
             let byte = self.bytes[self.index]

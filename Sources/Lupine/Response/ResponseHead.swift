@@ -33,7 +33,14 @@ public struct ResponseHead: Sendable {
         while upper > lower, isBlank(utf8[utf8.index(before: upper)]) {
             utf8.formIndex(before: &upper)
         }
-        return lower < upper ? String(contentType[lower..<upper]).lowercased() : nil
+        guard lower < upper else { return nil }
+        let hasUppercase = utf8[lower..<upper].contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        if !hasUppercase && lower == utf8.startIndex && upper == utf8.endIndex {
+            // The usual `application/json`: the header's own string, no copy.
+            return contentType
+        }
+        let mimeType = String(contentType[lower..<upper])
+        return hasUppercase ? mimeType.lowercased() : mimeType
     }
 
     /// The `charset` parameter of `Content-Type`, lowercased and unquoted, or `nil`.
