@@ -218,6 +218,13 @@ import Testing
             #expect(metrics.totalDuration != nil)
             #expect(metrics.isReusedConnection == false)
             #expect(metrics.bytesReceived > metrics.bodyBytesReceived)
+            let phases = [
+                metrics.fetchStart, metrics.domainLookupStart, metrics.domainLookupEnd, metrics.connectStart,
+                metrics.connectEnd, metrics.requestHeadSent, metrics.responseStart, metrics.responseEnd,
+            ]
+            .compactMap { $0 }
+            #expect(phases.count == 8)
+            #expect(phases == phases.sorted())
         }
     }
 

@@ -53,7 +53,9 @@ struct ConnectionFactory: Sendable {
             // a quarter of the chunks, and of the per-chunk work above, for bulk downloads.
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024))
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // Here rather than before `connect`: for a host name, the lookup comes first.
+                setup.mark(\.connectStart)
+                return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if key.scheme == .https, let evaluator = key.trustEvaluator {
                         setup.mark(\.secureConnectionStart)
@@ -82,7 +84,6 @@ struct ConnectionFactory: Sendable {
                 }
             }
 
-        setup.mark(\.connectStart)
         let channelFuture: EventLoopFuture<any Channel>
         let fixedAddress = self.configuration.hostAddresses[key.host.lowercased()] ?? key.host
         if let address = try? SocketAddress(ipAddress: fixedAddress, port: key.port) {
