@@ -41,7 +41,7 @@ public struct JSONResponseSerializer: ResponseSerializer {
     /// Validates the response and parses its body as JSON.
     public func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
         self.validateThenParse(head: head, data: data) { () throws(LupineError) -> (any Sendable)? in
-            guard !data.isEmpty, data != [UInt8(ascii: " ")] else { return nil }
+            guard !data.isEmpty, !(data.count == 1 && data[0] == UInt8(ascii: " ")) else { return nil }
             if self.needsJSONSerialization(data) {
                 return try self.parseWithJSONSerialization(data)
             }
@@ -60,7 +60,9 @@ public struct JSONResponseSerializer: ResponseSerializer {
     /// Whether `data` is UTF-16 or UTF-32, which only `JSONSerialization` reads: a byte order
     /// mark, or a zero byte among the first two, which JSON text in those encodings always has.
     private func needsJSONSerialization(_ data: [UInt8]) -> Bool {
-         data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) || data.prefix(2).contains(0)
+        guard data.count >= 2 else { return data.first == 0 }
+        let (first, second) = (data[0], data[1])
+        return (first == 0xFE && second == 0xFF) || (first == 0xFF && second == 0xFE) || first == 0 || second == 0
     }
 
     private func parseWithJSONSerialization(_ data: [UInt8]) throws(LupineError) -> any Sendable {

@@ -37,7 +37,7 @@ struct JSONValueParser {
 
     private mutating func parseDocument(allowingFragments: Bool) throws(Failure) -> any Sendable {
         // A UTF-8 byte order mark is tolerated, as `JSONSerialization` does.
-        if self.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+        if self.bytes.count >= 3 && self.bytes[0] == 0xEF && self.bytes[1] == 0xBB && self.bytes[2] == 0xBF {
             self.index = 3
         }
         self.skipWhitespace()

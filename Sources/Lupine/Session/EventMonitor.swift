@@ -1,7 +1,11 @@
 import Foundation
 
 /// Everything known when a task completes, as the completion notification carries it.
-public struct TaskCompletion: Sendable {
+///
+/// An immutable object rather than a struct: it is handed from the task to its notification,
+/// monitors and completion handler, and a struct of this size costs dozens of value-witness
+/// calls per copy where an object costs one retain.
+public final class TaskCompletion: Sendable {
     /// The response head, when one arrived.
     public let response: ResponseHead?
     /// The body bytes.
@@ -16,6 +20,24 @@ public struct TaskCompletion: Sendable {
     public let redirectChain: [URL]
     /// Where a download task's file is, when it completed successfully.
     public let fileURL: URL?
+
+    init(
+        response: ResponseHead?,
+        responseData: [UInt8],
+        serializedObject: (any Sendable)?,
+        error: LupineError?,
+        metrics: TransportMetrics?,
+        redirectChain: [URL],
+        fileURL: URL?
+    ) {
+        self.response = response
+        self.responseData = responseData
+        self.serializedObject = serializedObject
+        self.error = error
+        self.metrics = metrics
+        self.redirectChain = redirectChain
+        self.fileURL = fileURL
+    }
 }
 
 /// Receives a session's task events, in the order they happen: the Swift form of the
