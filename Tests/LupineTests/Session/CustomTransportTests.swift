@@ -1,20 +1,19 @@
 import Foundation
 import Lupine
-import NIOCore
-import NIOHTTP1
 import Testing
 
 /// A ``Transport`` written outside Lupine (here one that answers from memory, as a cache or a
 /// recording would) carries a session manager's requests: the public initializers of
-/// ``TransportResponse`` and ``ResponseBody`` are enough to write one.
+/// ``TransportResponse`` and ``ResponseBody`` are enough to write one, with `import Lupine` alone
+/// (as the README shows).
 @Suite struct CustomTransportTests {
     struct MemoryTransport: Transport {
         let body: String
 
         func execute(_ request: TransportRequest) async throws -> TransportResponse {
             let headers: HTTPHeaders = ["Content-Type": "application/json", "Content-Length": "\(self.body.utf8.count)"]
-            let half = self.body.utf8.count / 2
-            let buffers = [ByteBuffer(bytes: Array(self.body.utf8.prefix(half))), ByteBuffer(bytes: Array(self.body.utf8.dropFirst(half)))]
+            let half = self.body.index(self.body.startIndex, offsetBy: self.body.count / 2)
+            let buffers = [ByteBuffer(string: String(self.body[..<half])), ByteBuffer(string: String(self.body[half...]))]
             return TransportResponse(status: .ok, headers: headers, url: request.url, body: ResponseBody(buffers))
         }
 
