@@ -19,8 +19,14 @@ struct RecordedTransport: Transport {
         return RecordedTransport(status: response.status, headers: response.headers, body: body)
     }
 
+    /// It never waits, so a cancelled request is refused at once: the handle is honoured.
+    var honorsCancellationHandle: Bool { true }
+
     func execute(_ request: TransportRequest) async throws -> TransportResponse {
-        TransportResponse(status: self.status, headers: self.headers, url: request.url, body: ResponseBody([self.body]))
+        if request.cancellation?.isCancelled == true {
+            throw TransportError.cancelled
+        }
+        return TransportResponse(status: self.status, headers: self.headers, url: request.url, body: ResponseBody([self.body]))
     }
 
     func shutdown() async {}

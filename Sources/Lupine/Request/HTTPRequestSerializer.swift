@@ -119,7 +119,7 @@ public struct HTTPRequestSerializer: RequestSerializer {
     func makeRequest(method: HTTPMethod, urlString: String, relativeTo baseURL: URL?) throws -> Request {
         guard let url = URL(string: urlString, relativeTo: baseURL)?.absoluteURL,
             url.scheme != nil,
-            let host = url.host(percentEncoded: true), !host.isEmpty
+            let host = url.host, !host.isEmpty
         else {
             throw LupineError.invalidURL(urlString)
         }

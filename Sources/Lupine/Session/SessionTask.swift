@@ -25,6 +25,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     enum AwaitedCompletion {
         case pending(CheckedContinuation<TaskCompletion, Never>?)
         case delivered(TaskCompletion)
+        /// Handed over: the task no longer keeps the body and value alive.
+        case taken
     }
 
     /// An identifier unique within the session manager.
@@ -142,18 +144,19 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Cancels the task; it completes with ``LupineError/cancelled``. Does nothing once completed.
     public func cancel() {
-        let (runner, mustLaunch) = self.storage.withLock { state -> (Task<Void, Never>?, Bool) in
-            guard state.phase == .running || state.phase == .suspended else { return (nil, false) }
+        let cancelled = self.storage.withLock { state -> (runner: Task<Void, Never>?, mustLaunch: Bool)? in
+            guard state.phase == .running || state.phase == .suspended else { return nil }
             state.phase = .canceling
             self.gate.terminate()
             defer { state.started = true }
             return (state.runner, !state.started)
         }
-        if mustLaunch {
+        guard let cancelled else { return }
+        if cancelled.mustLaunch {
             // Never resumed: run it already cancelled, so completion follows the one usual path.
             self.launch()
         }
-        runner?.cancel()
+        cancelled.runner?.cancel()
         self.transportCancellation.cancel()
     }
 
@@ -187,7 +190,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     static let deliverToAwaiter: @Sendable (SessionTask, TaskCompletion) -> Void = { task, completion in
         let waiting: CheckedContinuation<TaskCompletion, Never>? = task.storage.withLock { state in
             guard case .pending(let continuation) = state.awaited else { return nil }
-            state.awaited = .delivered(completion)
+            state.awaited = continuation == nil ? .delivered(completion) : .taken
             return continuation
         }
         waiting?.resume(returning: completion)
@@ -198,6 +201,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         // The usual case when the task ran inline: delivered already, no continuation needed.
         let delivered: TaskCompletion? = self.storage.withLock { state in
             guard case .delivered(let completion) = state.awaited else { return nil }
+            state.awaited = .taken
             return completion
         }
         if let delivered {
@@ -206,6 +210,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         return await withCheckedContinuation { continuation in
             let ready: TaskCompletion? = self.storage.withLock { state in
                 if case .delivered(let completion) = state.awaited {
+                    state.awaited = .taken
                     return completion
                 }
                 state.awaited = .pending(continuation)

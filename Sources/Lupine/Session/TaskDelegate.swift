@@ -215,7 +215,10 @@ final class TaskDelegate: @unchecked Sendable {
             if let existing = state[direction].progress {
                 return (existing, false, state[direction].reading)
             }
-            let made = Progress(totalUnitCount: -1)
+            // No implicit parent: a `Progress` made while the caller's own is current would
+            // otherwise be adopted by it and use up its pending units.
+            let made = Progress(parent: nil, userInfo: nil)
+            made.totalUnitCount = -1
             state.modify(direction) { $0.progress = made }
             return (made, true, state[direction].reading)
         }

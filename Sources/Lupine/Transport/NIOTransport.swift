@@ -37,6 +37,10 @@ public final class NIOTransport: Transport {
         self.isShared = isShared
     }
 
+    /// `true`: the handle cancels a request while it waits for a connection, for its head, or
+    /// while its body streams.
+    public var honorsCancellationHandle: Bool { true }
+
     public func shutdown() async {
         guard !self.isShared else { return }
         await self.pool.shutdown()

@@ -5,7 +5,8 @@ import Synchronization
 /// Cancelling the Swift task that awaits ``Transport/execute(_:)`` or iterates the
 /// ``ResponseBody`` cancels the request too; this handle is for the code that has no such task to
 /// cancel, such as a session task that runs in its caller's Swift task. Hand the same handle to
-/// every request of one logical operation (its redirects and retries): once cancelled it stays
+/// every request of one logical operation (its redirects and retries), one request at a time:
+/// the handle holds the handler of the request's current step only. Once cancelled it stays
 /// cancelled, and every later request given it fails with ``TransportError/cancelled``.
 public final class TransportCancellation: Sendable {
     private enum State {

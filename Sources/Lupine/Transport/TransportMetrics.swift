@@ -110,3 +110,32 @@ public struct TransportMetrics: Sendable {
 
 /// The instant the stored offsets of every ``TransportMetrics`` count from.
 private let referenceInstant = ContinuousClock.now
+
+extension TransportMetrics: CustomReflectable {
+    /// The named instants and counts, as `print` and `dump` should show them (not the stored offsets).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "fetchStart": self.fetchStart,
+                "domainLookupStart": self.domainLookupStart as Any,
+                "domainLookupEnd": self.domainLookupEnd as Any,
+                "connectStart": self.connectStart as Any,
+                "connectEnd": self.connectEnd as Any,
+                "secureConnectionStart": self.secureConnectionStart as Any,
+                "secureConnectionEnd": self.secureConnectionEnd as Any,
+                "requestHeadSent": self.requestHeadSent as Any,
+                "requestBodySent": self.requestBodySent as Any,
+                "responseStart": self.responseStart as Any,
+                "responseEnd": self.responseEnd as Any,
+                "bytesSent": self.bytesSent,
+                "bytesReceived": self.bytesReceived,
+                "bodyBytesSent": self.bodyBytesSent,
+                "bodyBytesReceived": self.bodyBytesReceived,
+                "isReusedConnection": self.isReusedConnection,
+                "remoteAddress": self.remoteAddress as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -33,4 +33,24 @@ import Testing
         #expect(response.metrics?.isReusedConnection == false)
         manager.invalidateSession(cancelingTasks: false)
     }
+
+    /// A transport that knows nothing of cancellation handles: it waits on a Swift sleep.
+    struct StalledTransport: Transport {
+        func execute(_ request: TransportRequest) async throws -> TransportResponse {
+            try await Task.sleep(for: .seconds(60))
+            return TransportResponse(status: .ok, headers: [:], url: request.url, body: ResponseBody([]))
+        }
+
+        func shutdown() async {}
+    }
+
+    @Test func cancellingATaskReachesATransportThatIgnoresTheHandle() async throws {
+        let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.test/"), transport: StalledTransport())
+        #expect(!StalledTransport().honorsCancellationHandle)
+        let call = Task { try await manager.get("slow") }
+        try await waitUntil("the task is running") { manager.tasks.first?.state == .running }
+        manager.tasks.first?.cancel()
+        await expectSessionCancelled { try await call.value }
+        manager.invalidateSession(cancelingTasks: false)
+    }
 }

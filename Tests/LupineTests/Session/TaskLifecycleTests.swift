@@ -198,6 +198,27 @@ import Testing
         }
     }
 
+    @Test func aTaskProgressIsNotAdoptedByTheCallersCurrentProgress() async throws {
+        try await withSessionManager { _, manager in
+            let request = try manager.makeRequest(.GET, "bytes/1000", parameters: nil, headers: nil)
+            let completions = Recorder<TaskCompletion>()
+            let parent = Progress(totalUnitCount: 10)
+            // The app's progress is current (on this thread) while the task is made.
+            func makeTaskWhileCurrent() -> DataTask {
+                parent.becomeCurrent(withPendingUnitCount: 10)
+                defer { parent.resignCurrent() }
+                return manager.dataTask(with: request, downloadProgress: { _ in }) { completions.append($0) }
+            }
+            let task = makeTaskWhileCurrent()
+            // No child took the pending units, so resigning completed them; an adopted task
+            // progress would hold them at its own (still zero) fraction.
+            #expect(parent.completedUnitCount == 10)
+            task.resume()
+            try await waitUntil("the task completes") { !completions.all.isEmpty }
+            #expect(manager.downloadProgress(for: task).fractionCompleted == 1)
+        }
+    }
+
     @Test func progressCancellationCancelsTheTask() async throws {
         try await withSessionManager { _, manager in
             let request = try manager.makeRequest(.GET, "delay/10", parameters: nil, headers: nil)

@@ -225,6 +225,8 @@ import Testing
             .compactMap { $0 }
             #expect(phases.count == 8)
             #expect(phases == phases.sorted())
+            let shown = Set(Mirror(reflecting: metrics).children.compactMap(\.label))
+            #expect(shown.isSuperset(of: ["fetchStart", "domainLookupStart", "responseEnd", "bytesReceived"]))
         }
     }
 
