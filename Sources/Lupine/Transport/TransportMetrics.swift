@@ -2,17 +2,11 @@
 /// connection was reused. Phases that did not happen (no DNS lookup for a literal address, no TLS
 /// for `http`, no connection setup on a reused connection) are `nil`.
 public struct TransportMetrics: Sendable {
-    /// The phases with an instant, in the order of ``phaseOffsets``.
-    private enum Phase: Int, CaseIterable {
-        case domainLookupStart, domainLookupEnd, connectStart, connectEnd, secureConnectionStart, secureConnectionEnd
-        case requestHeadSent, requestBodySent, responseStart, responseEnd
-    }
-
-    // Instants are stored as durations since `referenceInstant`, the phases in one array: a copy
-    // of the metrics (made several times per request) is then one retain, where ten optional
-    // `ContinuousClock.Instant`s, a type of unknown layout, cost a runtime call each.
+    // Instants are stored as durations since `referenceInstant`: `Duration` has a layout known
+    // at compile time, so a copy of the metrics (made several times per request) is plain
+    // bytes, where an optional `ContinuousClock.Instant`, a type of unknown layout, costs a
+    // runtime call each.
     private var fetchStartOffset: Duration
-    private var phaseOffsets = [Duration?](repeating: nil, count: Phase.allCases.count)
 
     /// When the transport accepted the request.
     public var fetchStart: ContinuousClock.Instant {
@@ -21,54 +15,64 @@ public struct TransportMetrics: Sendable {
     }
     /// Name resolution began.
     public var domainLookupStart: ContinuousClock.Instant? {
-        get { self[.domainLookupStart] }
-        set { self[.domainLookupStart] = newValue }
+        get { Self.instant(self.domainLookupStartOffset) }
+        set { self.domainLookupStartOffset = Self.offset(newValue) }
     }
+    private var domainLookupStartOffset: Duration?
     /// Name resolution finished.
     public var domainLookupEnd: ContinuousClock.Instant? {
-        get { self[.domainLookupEnd] }
-        set { self[.domainLookupEnd] = newValue }
+        get { Self.instant(self.domainLookupEndOffset) }
+        set { self.domainLookupEndOffset = Self.offset(newValue) }
     }
+    private var domainLookupEndOffset: Duration?
     /// The TCP connection attempt began.
     public var connectStart: ContinuousClock.Instant? {
-        get { self[.connectStart] }
-        set { self[.connectStart] = newValue }
+        get { Self.instant(self.connectStartOffset) }
+        set { self.connectStartOffset = Self.offset(newValue) }
     }
+    private var connectStartOffset: Duration?
     /// The TCP connection was established.
     public var connectEnd: ContinuousClock.Instant? {
-        get { self[.connectEnd] }
-        set { self[.connectEnd] = newValue }
+        get { Self.instant(self.connectEndOffset) }
+        set { self.connectEndOffset = Self.offset(newValue) }
     }
+    private var connectEndOffset: Duration?
     /// The TLS handshake began.
     public var secureConnectionStart: ContinuousClock.Instant? {
-        get { self[.secureConnectionStart] }
-        set { self[.secureConnectionStart] = newValue }
+        get { Self.instant(self.secureConnectionStartOffset) }
+        set { self.secureConnectionStartOffset = Self.offset(newValue) }
     }
+    private var secureConnectionStartOffset: Duration?
     /// The TLS handshake finished.
     public var secureConnectionEnd: ContinuousClock.Instant? {
-        get { self[.secureConnectionEnd] }
-        set { self[.secureConnectionEnd] = newValue }
+        get { Self.instant(self.secureConnectionEndOffset) }
+        set { self.secureConnectionEndOffset = Self.offset(newValue) }
     }
+    private var secureConnectionEndOffset: Duration?
     /// The request head was written to the socket.
     public var requestHeadSent: ContinuousClock.Instant? {
-        get { self[.requestHeadSent] }
-        set { self[.requestHeadSent] = newValue }
+        get { Self.instant(self.requestHeadSentOffset) }
+        set { self.requestHeadSentOffset = Self.offset(newValue) }
     }
+    private var requestHeadSentOffset: Duration?
     /// The last request body byte was written to the socket.
     public var requestBodySent: ContinuousClock.Instant? {
-        get { self[.requestBodySent] }
-        set { self[.requestBodySent] = newValue }
+        get { Self.instant(self.requestBodySentOffset) }
+        set { self.requestBodySentOffset = Self.offset(newValue) }
     }
+    private var requestBodySentOffset: Duration?
     /// The first response byte arrived.
     public var responseStart: ContinuousClock.Instant? {
-        get { self[.responseStart] }
-        set { self[.responseStart] = newValue }
+        get { Self.instant(self.responseStartOffset) }
+        set { self.responseStartOffset = Self.offset(newValue) }
     }
+    private var responseStartOffset: Duration?
     /// The response was complete, or the request failed.
     public var responseEnd: ContinuousClock.Instant? {
-        get { self[.responseEnd] }
-        set { self[.responseEnd] = newValue }
+        get { Self.instant(self.responseEndOffset) }
+        set { self.responseEndOffset = Self.offset(newValue) }
     }
+    private var responseEndOffset: Duration?
     /// Bytes written to the connection for this request (head and body, before TLS).
     public var bytesSent: Int = 0
     /// Bytes read from the connection for this response (head and body, before TLS and decompression).
@@ -97,9 +101,12 @@ public struct TransportMetrics: Sendable {
         self.fetchStartOffset = fetchStart - referenceInstant
     }
 
-    private subscript(phase: Phase) -> ContinuousClock.Instant? {
-        get { self.phaseOffsets[phase.rawValue].map { referenceInstant + $0 } }
-        set { self.phaseOffsets[phase.rawValue] = newValue.map { $0 - referenceInstant } }
+    private static func instant(_ offset: Duration?) -> ContinuousClock.Instant? {
+        offset.map { referenceInstant + $0 }
+    }
+
+    private static func offset(_ instant: ContinuousClock.Instant?) -> Duration? {
+        instant.map { $0 - referenceInstant }
     }
 
     private static func span(_ start: ContinuousClock.Instant?, _ end: ContinuousClock.Instant?) -> Duration? {
