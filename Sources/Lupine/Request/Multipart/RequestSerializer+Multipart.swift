@@ -38,18 +38,13 @@ extension RequestSerializer {
     /// AFNetworking's `requestWithMultipartFormRequest:writingStreamContentsToFile:completionHandler:`.
     ///
     /// - Throws: ``LupineError/multipartEncodingFailed(_:)`` when `request` has no multipart body,
-    ///   a part cannot be read, or the file cannot be written (the partial file is removed).
+    ///   a part cannot be read, or the file cannot be written (then the file is left as it was;
+    ///   a directory, device or FIFO at `fileURL` is never replaced).
     public func requestWithMultipartFormRequest(_ request: Request, writingStreamContentsTo fileURL: URL) async throws -> Request {
         guard case .multipart(let form) = request.body else {
             throw LupineError.multipartEncodingFailed(.requestHasNoMultipartBody)
         }
-        do {
-            try await MultipartFileWriter.write(form, to: fileURL)
-        } catch {
-            try? FileManager.default.removeItem(at: fileURL)
-            if let error = error as? LupineError { throw error }
-            throw LupineError.multipartEncodingFailed(.outputFileWriteFailed(fileURL, reason: String(describing: error)))
-        }
+        try await MultipartFileWriter.write(form, to: fileURL)
         var written = request
         written.body = .file(fileURL)
         return written

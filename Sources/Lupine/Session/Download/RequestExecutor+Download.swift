@@ -141,19 +141,28 @@ extension RequestExecutor {
         contentRange?.split(separator: "/").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
-    /// Moves the finished file where `destination` says (see ``DownloadPlacement``); without
-    /// one it stays where it is. A file that cannot be placed is removed if this run made it.
+    /// Moves the finished file where `destination` says (see ``FilePlacement``: only a regular
+    /// file is ever replaced, and only when asked); without one it stays where it is. A file that
+    /// cannot be placed is removed if this run made it.
     private static func move(_ file: URL, for head: ResponseHead?, to destination: DownloadDestination?, ownsFile: Bool) throws(LupineError) -> URL {
         guard let destination, let head else { return file }
         let (target, options) = destination(file, head)
         guard target.standardizedFileURL != file.standardizedFileURL else { return file }
         do {
-            return try DownloadPlacement.place(file, at: target, options: options)
+            return try FilePlacement.place(
+                file,
+                at: target,
+                replacing: options.contains(.removePreviousFile),
+                creatingFolders: options.contains(.createIntermediateDirectories)
+            )
         } catch {
             if ownsFile {
                 try? FileManager.default.removeItem(at: file)
             }
-            throw error
+            switch error {
+            case .notReplaceable(let url, let reason): throw .downloadFailed(.destinationNotReplaceable(url, reason: reason))
+            case .failed(let url, let reason): throw .downloadFailed(.cannotMoveFile(from: file, to: url, reason: reason))
+            }
         }
     }
 
