@@ -43,9 +43,10 @@ enum HeaderFieldValidation {
         if !name.utf8.allSatisfy(Self.isTokenCharacter) {
             return Violation(name: name, reason: "the name may only contain letters, digits and \(Self.nameSymbols)")
         }
-        if let control = value.unicodeScalars.first(where: Self.isForbiddenInValue) {
-            let code = String(control.value, radix: 16, uppercase: true)
-            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+        // UTF-8 bytes of characters beyond ASCII are all 0x80 or more: a byte scan finds every control.
+        if let control = value.utf8.first(where: Self.isForbiddenInValue) {
+            let code = String(control, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: 4 - code.count) + code
             return Violation(name: name, reason: "the value contains the control character U+\(padded), which may not appear in a header")
         }
         return nil
@@ -67,8 +68,8 @@ enum HeaderFieldValidation {
     }
 
     /// A C0 control but the tab, or DEL: CR, LF and NUL among them.
-    private static func isForbiddenInValue(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+    private static func isForbiddenInValue(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F
     }
 }
 

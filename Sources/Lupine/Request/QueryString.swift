@@ -7,8 +7,8 @@ import Foundation
 /// - A nested dictionary gives `key[subkey]=value`; an array gives `key[]=value` per element, in
 ///   order; a `Set` gives `key=value` per element, sorted by text.
 /// - `NSNull()` or any `Optional.none` (for example `String?.none`) gives the bare key `key`.
-/// - A `Bool` gives `1` or `0`; a string or a number (`Int` and the other integers, `Double`,
-///   `Float`, `Decimal`, `NSNumber`) gives its text.
+/// - A `Bool` gives `1` or `0`; a string, a `Character` or a number (`Int` and the other
+///   integers, `Double`, `Float`, `Decimal`, `NSNumber`) gives its text.
 /// - Field and value are each percent-escaped with ``percentEscaped(_:)``, so the brackets of a
 ///   nested field are escaped too (`key%5Bsubkey%5D=value`); pairs are joined with `&`.
 ///
@@ -108,7 +108,7 @@ struct QueryStringPair {
             return flag ? "1" : "0"
         }
         switch leaf {
-        case is any StringProtocol, is NSString, is any BinaryInteger, is any BinaryFloatingPoint, is Decimal, is NSNumber:
+        case is any StringProtocol, is Character, is NSString, is any BinaryInteger, is any BinaryFloatingPoint, is Decimal, is NSNumber:
             return String(describing: leaf)
         default:
             throw .parameterEncodingFailed(.unsupportedValue(key: field, type: String(describing: type(of: leaf))))

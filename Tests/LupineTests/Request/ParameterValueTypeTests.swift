@@ -112,11 +112,11 @@ import Testing
         let parameters: [String: any Sendable] = [
             "s": "x", "sub": Substring("y"), "i": Int8(-3), "u": UInt64.max, "d": 0.5, "f": Float(2),
             "dec": Decimal(1.25), "n": NSNumber(value: 7), "b": true, "null": NSNull(),
-            "set": Set([1]), "a": [1], "o": Int?.none,
+            "set": Set([1]), "a": [1], "o": Int?.none, "c": Character("z"),
         ]
         #expect(
             try queryString(from: parameters)
-                == "a%5B%5D=1&b=1&d=0.5&dec=1.25&f=2.0&i=-3&n=7&null&o&s=x&set=1&sub=y&u=18446744073709551615"
+                == "a%5B%5D=1&b=1&c=z&d=0.5&dec=1.25&f=2.0&i=-3&n=7&null&o&s=x&set=1&sub=y&u=18446744073709551615"
         )
     }
 
