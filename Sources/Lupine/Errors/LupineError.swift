@@ -93,6 +93,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case propertyListSerializationFailed(reason: String)
         /// The body is empty where a value is required.
         case inputDataNilOrZeroLength
+        /// A handler given the response as it streamed (``SessionManager/stream(_:receiveHead:receiveChunk:)``)
+        /// threw this error.
+        case handlerFailed(any Error)
     }
 
     /// Why a download failed.
@@ -109,6 +112,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case fileWriteFailed(URL, reason: String)
         /// The finished file could not be moved to its destination; the temporary file was removed.
         case cannotMoveFile(from: URL, to: URL, reason: String)
+        /// The destination is something a download never replaces: a directory, a device, a FIFO
+        /// or a socket (a symbolic link is followed to what it names).
+        case destinationNotReplaceable(URL, reason: String)
         /// A `206` answer does not continue where the resume data stopped.
         case unexpectedContentRange(String?)
         /// The transfer stopped partway; the resume data continue it.
@@ -164,6 +170,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
                 return "The response is not valid XML: \(why)."
             case .propertyListSerializationFailed(let why):
                 return "The response is not a valid property list: \(why)."
+            case .handlerFailed(let error):
+                return "The response handler failed: \(error)"
             case .inputDataNilOrZeroLength:
                 return "The response body is empty."
             }
@@ -227,6 +235,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "The download could not be written to \(url.path): \(why)."
         case .cannotMoveFile(let from, let to, let why):
             return "The download could not be moved from \(from.path) to \(to.path): \(why)."
+        case .destinationNotReplaceable(let url, let why):
+            return "The download was not saved: \(url.path) \(why), and only a regular file is ever replaced."
         case .unexpectedContentRange(let range):
             return "The server resumed at the wrong place (Content-Range: \(range ?? "none"))."
         case .interrupted(_, let underlying):

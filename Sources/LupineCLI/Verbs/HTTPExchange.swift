@@ -2,12 +2,6 @@ import ArgumentParser
 import Foundation
 import Lupine
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Runs one request for an HTTP verb command: builds it from the items, sends it through an
 /// ``HTTPSessionManager``, prints what `--print` selects, and maps failures to exit codes.
 struct HTTPExchange {
@@ -16,16 +10,28 @@ struct HTTPExchange {
 
     func run() async throws {
         let (request, manager) = try self.prepare()
-        var serializer = HTTPResponseSerializer()
-        serializer.acceptableStatusCodes = IndexSet(integersIn: 100..<600)
-        let response: Response<[UInt8]>
+        let output = ExchangeOutput(options: self.options, terminal: StandardOutput.isTerminal)
+        let printer = BodyPrinter(formatted: output.terminal)
+        let head: ResponseHead?
         do {
-            response = try await manager.response(for: request, serializer: serializer)
+            try output.show(request)
+            head = try await manager.stream(
+                request,
+                receiveHead: { head in
+                    try output.show(head)
+                    printer.begin(head)
+                },
+                receiveChunk: { chunk in
+                    if output.showsBody { try printer.print(chunk) }
+                }
+            ).head
+            if output.showsBody { try printer.finish() }
         } catch let error as LupineError {
             throw Self.fail(error.description, code: Self.exitCode(for: error))
+        } catch {
+            throw Self.fail("\(error)", code: 1)
         }
-        self.print(request: response.request, response: response)
-        if self.options.checkStatus, let head = response.head, (300..<600).contains(head.statusCode) {
+        if self.options.checkStatus, let head, (300..<600).contains(head.statusCode) {
             let line = "lupine: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)"
             throw Self.fail(line, code: Int32(head.statusCode / 100))
         }
@@ -118,28 +124,9 @@ struct HTTPExchange {
             form.appendPart(formData: "\(value)", name: name)
         }
         for file in files {
-            try form.appendPart(fileURL: URL(fileURLWithPath: file.path), name: file.name)
+            try form.appendPart(fileURL: LocalPath.url(file.path), name: file.name)
         }
         return form
-    }
-
-    private func print(request: Request, response: Response<[UInt8]>) {
-        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
-        let selection = self.options.verbose ? "HBhb" : (self.options.printSelection ?? (stdoutIsTerminal ? "hb" : "b"))
-        var output = ""
-        if selection.contains("H") {
-            output += ExchangeFormatter.requestHead(request) + "\n"
-        }
-        if selection.contains("B"), case .bytes(let body) = request.body, !body.isEmpty {
-            output += String(decoding: body, as: UTF8.self) + "\n\n"
-        }
-        if selection.contains("h"), let head = response.head {
-            output += ExchangeFormatter.responseHead(head) + "\n"
-        }
-        if selection.contains("b") {
-            output += ExchangeFormatter.body(response.data, head: response.head, pretty: stdoutIsTerminal)
-        }
-        FileHandle.standardOutput.write(Data(output.utf8))
     }
 
     /// httpie's exit codes: 2 for a timeout, 6 for too many redirects, 3, 4 or 5 for an
@@ -147,7 +134,7 @@ struct HTTPExchange {
     static func exitCode(for error: LupineError) -> Int32 {
         switch error {
         case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout): return 2
-        case .redirectFailed: return 6
+        case .redirectFailed(.tooManyRedirects), .redirectFailed(.loop): return 6
         case .responseValidationFailed(.unacceptableStatusCode(let code, _, _, _)) where (300..<600).contains(code): return Int32(code / 100)
         default: return 1
         }

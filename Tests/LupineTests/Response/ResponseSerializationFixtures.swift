@@ -60,6 +60,7 @@ extension LupineError {
         case .xmlParsingFailed: return .xml
         case .propertyListSerializationFailed: return .propertyList
         case .inputDataNilOrZeroLength: return .empty
+        case .handlerFailed: return nil
         }
     }
 
@@ -70,7 +71,7 @@ extension LupineError {
         case .jsonSerializationFailed(let why), .decodingFailed(let why), .xmlParsingFailed(let why),
             .propertyListSerializationFailed(let why):
             return why
-        case .stringSerializationFailed, .inputDataNilOrZeroLength:
+        case .stringSerializationFailed, .inputDataNilOrZeroLength, .handlerFailed:
             return nil
         }
     }
