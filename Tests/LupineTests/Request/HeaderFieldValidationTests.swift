@@ -73,6 +73,16 @@ import Testing
         #expect(request.value(forHTTPHeaderField: name) == value)
     }
 
+    @Test func aHugeValueIsScannedToItsLastByte() throws {
+        let huge = String(repeating: "v", count: 4 * 1024 * 1024)
+        var request = Request(url: try #require(URL(string: "http://example.com/")))
+        request.setValue(huge, forHTTPHeaderField: "X-Huge")
+        #expect(try HTTPRequestSerializer().serialize(request, parameters: nil).value(forHTTPHeaderField: "X-Huge")?.count == huge.count)
+        request.setValue(huge + "\r", forHTTPHeaderField: "X-Huge")
+        let error = #expect(throws: LupineError.self) { try HTTPRequestSerializer().serialize(request, parameters: nil) }
+        #expect(Self.invalidHeaderName(error) == "X-Huge")
+    }
+
     @Test func transportRefusesInvalidHeadersBeforeConnecting() async throws {
         try await withServerAndTransport { server, transport in
             for field in Self.invalidFields {
@@ -101,6 +111,20 @@ import Testing
                 #expect(error?.description.contains("server") == false)
             }
             #expect(server.connections.accepted == 0)
+        }
+    }
+
+    @Test func headerAddedByARedirectHookIsCheckedBeforeTheNextHop() async throws {
+        try await withSessionManager { _, manager in
+            var hooks = SessionHooks()
+            hooks.willPerformRedirection = { _, _, next in
+                var changed = next
+                changed.setValue("a\r\nInjected: 1", forHTTPHeaderField: "X-Hop")
+                return changed
+            }
+            manager.hooks = hooks
+            let error = await #expect(throws: LupineError.self) { try await manager.get("redirect/1") }
+            #expect(Self.invalidHeaderName(error) == "X-Hop")
         }
     }
 
