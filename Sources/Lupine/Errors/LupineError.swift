@@ -29,6 +29,10 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     case pinningRequiresSecureBaseURL(URL?)
     /// Certificates or keys could not be loaded from `path`.
     case certificateLoadingFailed(path: String, reason: String)
+    /// The header field `name` is not allowed by HTTP (RFC 9110): a name that is empty or not a
+    /// token, or a value with CR, LF, NUL or another control character but the tab. `reason`
+    /// says which; the value is never repeated, as it may be a credential.
+    case invalidHeader(name: String, reason: String)
 
     /// Why parameters could not be encoded.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -40,6 +44,10 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case customEncodingFailed(error: any Error)
         /// The method cannot carry the body (multipart with GET or HEAD).
         case methodNotAllowed(String)
+        /// The parameter at `key` (`user[tags][]` when nested) is of `type`, which the
+        /// query-string rules do not define: only strings, numbers, Booleans, nulls,
+        /// dictionaries, arrays and sets, and `Data` in a multipart body.
+        case unsupportedValue(key: String, type: String)
     }
 
     /// Why a multipart body could not be built or produced.
@@ -64,8 +72,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
 
     /// Why a response failed validation.
     public enum ResponseValidationFailureReason: Sendable {
-        /// The status code is not acceptable.
-        case unacceptableStatusCode(code: Int, head: ResponseHead, body: [UInt8])
+        /// The status code is not acceptable; when the content type is not acceptable either,
+        /// `underlying` is that failure (as AFNetworking's underlying error), else `nil`.
+        indirect case unacceptableStatusCode(code: Int, head: ResponseHead, body: [UInt8], underlying: LupineError?)
         /// The content type is not acceptable (or missing while the body is not empty).
         case unacceptableContentType(contentType: String?, acceptable: [String], head: ResponseHead, body: [UInt8])
     }
@@ -118,6 +127,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case tooManyRedirects(limit: Int)
         /// The chain came back to a URL it had already visited.
         case loop(URL)
+        /// A redirect's `Location` header, given here as sent, is not a URL (relative or
+        /// absolute) with a scheme and a host.
+        case invalidLocation(String)
     }
 
     public var description: String {
@@ -134,12 +146,14 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
                 return "The custom query-string serialization failed: \(error)."
             case .methodNotAllowed(let method):
                 return "A \(method) request cannot carry a multipart body."
+            case .unsupportedValue(let key, let type):
+                return "The parameter \(key.debugDescription) is a \(type), which cannot be sent as a query, form or multipart field; convert it to a string first."
             }
         case .multipartEncodingFailed(let reason):
             return Self.describe(reason)
         case .responseValidationFailed(let reason):
             switch reason {
-            case .unacceptableStatusCode(let code, let head, _):
+            case .unacceptableStatusCode(let code, let head, _, _):
                 return "Request failed: \(head.status.reasonPhrase.lowercased()) (\(code)) from \(head.url.absoluteString)."
             case .unacceptableContentType(let contentType, let acceptable, _, _):
                 return "Request failed: unacceptable content-type \(contentType ?? "(none)"); expected one of \(acceptable.joined(separator: ", "))."
@@ -167,6 +181,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "Stopped after \(limit) redirects."
         case .redirectFailed(.loop(let url)):
             return "The redirects loop back to \(url.absoluteString)."
+        case .redirectFailed(.invalidLocation(let location)):
+            return "The redirect cannot be followed: its Location \(RedirectPolicy.displayed(location)) is not a valid URL."
         case .cancelled:
             return "The request was cancelled."
         case .sessionInvalidated:
@@ -179,6 +195,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "A pinning security policy needs an https base URL; the manager's is \(url?.absoluteString ?? "not set")."
         case .certificateLoadingFailed(let path, let reason):
             return "No certificate could be loaded from \(path): \(reason)."
+        case .invalidHeader(let name, let reason):
+            return HeaderFieldValidation.message(name: name, reason: reason)
         }
     }
 

@@ -27,7 +27,7 @@ struct DeviceDownload {
                 request,
                 receiveHead: { head in
                     guard (200..<300).contains(head.statusCode) else {
-                        throw LupineError.responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: []))
+                        throw LupineError.responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: [], underlying: nil))
                     }
                 },
                 receiveChunk: { chunk in try StandardOutput.write(chunk, to: descriptor) }

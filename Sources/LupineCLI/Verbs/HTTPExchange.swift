@@ -80,7 +80,7 @@ struct HTTPExchange {
         }
         var urlString = self.options.absoluteURLString
         if !query.isEmpty {
-            urlString += (urlString.contains("?") ? "&" : "?") + queryString(from: query)
+            urlString += (urlString.contains("?") ? "&" : "?") + (try queryString(from: query))
         }
         guard let url = URL(string: urlString), url.host != nil else {
             throw LupineError.invalidURL(self.options.url)
@@ -99,7 +99,7 @@ struct HTTPExchange {
         }
         guard !fields.isEmpty else { return request }
         if self.options.form {
-            request.body = .bytes(Array(queryString(from: formFields).utf8))
+            request.body = .bytes(Array(try queryString(from: formFields).utf8))
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
                 request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
             }
@@ -135,7 +135,7 @@ struct HTTPExchange {
         switch error {
         case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout): return 2
         case .redirectFailed(.tooManyRedirects), .redirectFailed(.loop): return 6
-        case .responseValidationFailed(.unacceptableStatusCode(let code, _, _)) where (300..<600).contains(code): return Int32(code / 100)
+        case .responseValidationFailed(.unacceptableStatusCode(let code, _, _, _)) where (300..<600).contains(code): return Int32(code / 100)
         default: return 1
         }
     }

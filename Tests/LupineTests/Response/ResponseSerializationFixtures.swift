@@ -38,7 +38,7 @@ enum SerializationFailure: Equatable {
 extension LupineError {
     /// The code and body of an unacceptable-status-code error.
     var unacceptableStatus: (code: Int, body: [UInt8])? {
-        guard case .responseValidationFailed(.unacceptableStatusCode(let code, _, let body)) = self else { return nil }
+        guard case .responseValidationFailed(.unacceptableStatusCode(let code, _, let body, _)) = self else { return nil }
         return (code, body)
     }
 

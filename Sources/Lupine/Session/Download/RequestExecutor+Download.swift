@@ -62,7 +62,7 @@ extension RequestExecutor {
                 if ownsFile {
                     await opened.remove()
                 }
-                outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data))
+                outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data, underlying: nil))
                 return outcome
             }
             outcome.fileURL = try Self.move(opened.url, for: outcome.head, to: destination, ownsFile: ownsFile)
