@@ -83,3 +83,14 @@ extension HTTPHeaders {
         self.add(contentsOf: HTTPHeaders([(name, value)]))
     }
 }
+
+extension Request {
+    /// Checks the request's header fields as Lupine does before sending it, so a program can
+    /// refuse bad input where it enters (a command line, a configuration file) rather than when
+    /// the task fails.
+    ///
+    /// - Throws: ``LupineError/invalidHeader(name:reason:)`` for the first field that cannot be sent.
+    public func validateHeaders() throws(LupineError) {
+        try HeaderFieldValidation.validate(self.headers)
+    }
+}

@@ -57,8 +57,7 @@ struct HTTPExchange {
         var fields: [String: Any] = [:]
         var formFields: [String: any Sendable] = [:]
         var files: [(name: String, path: String)] = []
-        // Accept-Language and User-Agent as the library sends them; items may override.
-        var headers = HTTPRequestSerializer().httpRequestHeaders
+        var headerItems: [(name: String, value: String)] = []
         for item in self.options.requestItems {
             switch item {
             case .query(let name, let value):
@@ -73,7 +72,7 @@ struct HTTPExchange {
                 fields[name] = value
                 formFields[name] = json
             case .header(let name, let value):
-                headers.replaceOrAdd(name: name, value: value)
+                headerItems.append((name, value))
             case .file(let name, let path):
                 files.append((name, path))
             }
@@ -85,7 +84,12 @@ struct HTTPExchange {
         guard let url = URL(string: urlString), url.host != nil else {
             throw LupineError.invalidURL(self.options.url)
         }
-        var request = Request(url: url, method: self.method, headers: headers, timeoutInterval: self.options.timeout)
+        // Accept-Language and User-Agent as the library sends them; items may override.
+        var request = Request(url: url, method: self.method, headers: HTTPRequestSerializer().httpRequestHeaders, timeoutInterval: self.options.timeout)
+        for (name, value) in headerItems {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        try request.validateHeaders()
         if let auth = self.options.auth, let colon = auth.firstIndex(of: ":") {
             let credential = Credential(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
             request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")

@@ -135,4 +135,15 @@ import Testing
         let outcome = try await Self.lupine(["get", server.baseURL.absoluteString + "/redirect/3", "--max-redirects", "1"])
         #expect(outcome.status == 6)
     }
+
+    @Test(arguments: ["Xé:1", "X-A:1\r\nInjected: 2", "X-B:a\u{1}b", "Bad Name:1"])
+    func anInvalidHeaderItemIsRefusedBeforeSending(item: String) async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let outcome = try await Self.lupine(["get", server.baseURL.absoluteString + "/get", item])
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(outcome.stderr.hasPrefix("lupine: Invalid header \""), "\(outcome.stderr)")
+        #expect(outcome.stderr.split(separator: "\n").count == 1)
+        #expect(server.connections.accepted == 0)
+    }
 }
