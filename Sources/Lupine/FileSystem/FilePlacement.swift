@@ -52,7 +52,7 @@ enum FilePlacement {
         var info = stat()
         guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return url }
         guard let resolved = realpath(url.path, nil) else {
-            throw .notReplaceable(url, reason: "is a symbolic link to nothing")
+            throw .notReplaceable(url, reason: errno == ENOENT ? "is a symbolic link to nothing" : "is a symbolic link that cannot be followed")
         }
         defer { free(resolved) }
         return URL(fileURLWithPath: String(cString: resolved))

@@ -128,7 +128,7 @@ private struct Tour {
     }
 
     private static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        StandardOutput.writeLine(line)
     }
 }
 

@@ -32,22 +32,32 @@ struct DownloadCommand: AsyncParsableCommand {
     @Flag(name: .customLong("continue"), help: "Resume a partial FILE from where it stops.")
     var resume = false
 
+    func validate() throws {
+        if self.output?.isEmpty == true {
+            throw ValidationError("-o needs a file name (or - for standard output).")
+        }
+        if self.request.printSelection != nil {
+            throw ValidationError("--print does not apply to download, whose body goes to the file; -v shows the heads on stderr.")
+        }
+    }
+
     func run() async throws {
         let (request, manager) = try HTTPExchange(method: .GET, options: self.request).prepare()
+        let output = ExchangeOutput(headsOnStandardErrorIf: self.request.verbose)
         let target: DownloadTarget
         do {
-            target = try DownloadTarget.resolve(try self.outputPath(for: request.url))
+            target = self.output == "-" ? .standardOutput : try DownloadTarget.resolve(try self.outputPath(for: request.url))
         } catch {
             throw HTTPExchange.fail(error.description, code: 1)
         }
         switch target {
-        case .stream(let device):
+        case .stream, .standardOutput:
             guard !self.resume else {
-                throw HTTPExchange.fail("\(device.path) is not a regular file, so there is nothing to continue", code: 1)
+                throw HTTPExchange.fail("\(target.name) is not a regular file, so there is nothing to continue", code: 1)
             }
-            try await DeviceDownload(request: request, device: device, manager: manager).run()
+            try await StreamDownload(request: request, target: target, manager: manager, output: output).run()
         case .file(let file, let exists):
-            try await FileDownload(request: request, file: file, existed: exists, continuing: self.resume, manager: manager).run()
+            try await FileDownload(request: request, file: file, existed: exists, continuing: self.resume, manager: manager, output: output).run()
         }
     }
 
@@ -59,6 +69,12 @@ struct DownloadCommand: AsyncParsableCommand {
         guard let name = DownloadFileName.name(for: url) else {
             throw DownloadTargetError(subject: "the URL path \"\(url.path(percentEncoded: true))\"", problem: "names no file; say where to save the body with -o FILE")
         }
-        return LocalPath.url(name)
+        let path = LocalPath.url(name)
+        // A name the server chose stays in the working directory: a link there is not followed.
+        var info = stat()
+        if lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            throw DownloadTargetError(subject: path.path, problem: "is a symbolic link; to write through it, name it with -o")
+        }
+        return path
     }
 }

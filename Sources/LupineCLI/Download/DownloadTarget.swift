@@ -9,12 +9,22 @@ import Darwin
 /// What `lupine download` writes into, decided before anything is sent, as curl decides it: a
 /// symbolic link is followed to the file it names, a directory is an error (nothing in it is
 /// touched), a device, FIFO or socket is written into as the body streams (never replaced, never
-/// resumed), and a regular file (or none yet) gets the body in place.
+/// resumed), and a regular file (or none yet) gets the body in place. `-o -` is standard output.
 enum DownloadTarget: Equatable {
     /// A regular file, or a path where none exists yet (`exists` false).
     case file(URL, exists: Bool)
     /// A device, FIFO or socket.
     case stream(URL)
+    /// Standard output (`-o -`).
+    case standardOutput
+
+    /// The target as a person names it.
+    var name: String {
+        switch self {
+        case .file(let url, _), .stream(let url): return url.path
+        case .standardOutput: return "standard output"
+        }
+    }
 
     /// The target `path` names.
     ///
@@ -24,7 +34,8 @@ enum DownloadTarget: Equatable {
         var target = path
         if lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
             guard let resolved = realpath(path.path, nil) else {
-                throw DownloadTargetError(subject: path.path, problem: "is a symbolic link to nothing")
+                let problem = errno == ENOENT ? "is a symbolic link to nothing" : "is a symbolic link that cannot be followed: \(String(cString: strerror(errno)))"
+                throw DownloadTargetError(subject: path.path, problem: problem)
             }
             target = URL(fileURLWithPath: String(cString: resolved))
             free(resolved)

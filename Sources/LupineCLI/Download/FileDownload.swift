@@ -19,12 +19,15 @@ struct FileDownload {
     let existed: Bool
     let continuing: Bool
     let manager: HTTPSessionManager
+    let output: ExchangeOutput
 
     func run() async throws {
         if !self.existed {
             try self.create()
         }
-        self.keepRecordWhenTheHeadArrives()
+        let bodyStarted = NIOLockedValueBox(false)
+        self.watchTheHead(bodyStarted: bodyStarted)
+        try self.output.show(self.request)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         let running = NIOLockedValueBox<DownloadTask?>(nil)
         let watch = TerminationSignal.watch { _ in running.withLockedValue { $0 }?.cancel() }
@@ -51,11 +54,11 @@ struct FileDownload {
         }
         bar?.finish()
         if let error = completion.error {
-            throw self.failure(error, signal: watch.receivedSignal)
+            throw self.failure(error, signal: watch.receivedSignal, bodyStarted: bodyStarted.withLockedValue { $0 })
         }
         ResumeRecord.remove(for: self.file)
         let resumed = completion.response?.statusCode == 206 ? " (resumed)" : ""
-        FileHandle.standardError.write(Data("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(self.file.path)\(resumed)\n".utf8))
+        StandardError.write("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(self.file.path)\(resumed)\n")
     }
 
     /// What the library continues: with `--continue`, the file's bytes and the validator of its
@@ -70,17 +73,22 @@ struct FileDownload {
         return resumeData
     }
 
-    /// Saves the record as soon as a response with a body arrives: the validator of a new body
-    /// (or no record when it has none); a `206` without one keeps the record it continues.
-    private func keepRecordWhenTheHeadArrives() {
-        let (url, file) = (self.request.url, self.file)
+    /// When the final response head arrives: shows it with `-v`, notes whether a body is coming
+    /// into the file, and saves the record: the validator of a new body (or no record when it has
+    /// none; a `206` without one keeps the record it continues).
+    private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>) {
+        let (url, file, output) = (self.request.url, self.file, self.output)
         self.manager.hooks.didReceiveResponse = { _, head in
+            try? output.show(head)
             guard (200..<300).contains(head.statusCode) else { return .allow }
+            bodyStarted.withLockedValue { $0 = true }
             let record = ResumeData(url: url, response: head, bytesReceived: 0, temporaryFileURL: file)
-            if record.entityTag != nil || record.lastModified != nil {
-                ResumeRecord.write(record, for: file)
-            } else if head.statusCode != 206 {
-                ResumeRecord.remove(for: file)
+            if record.entityTag == nil && record.lastModified == nil {
+                if head.statusCode != 206 {
+                    ResumeRecord.remove(for: file)
+                }
+            } else if !ResumeRecord.write(record, for: file) {
+                StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
             }
             return .allow
         }
@@ -96,7 +104,8 @@ struct FileDownload {
     }
 
     /// The exit for `error`, after removing the file when this run created it and nothing came.
-    private func failure(_ error: LupineError, signal: Int32?) -> ExitCode {
+    /// `--continue` is suggested only when a body had started to come into the file.
+    private func failure(_ error: LupineError, signal: Int32?, bodyStarted: Bool) -> ExitCode {
         let size = Self.size(of: self.file)
         if !self.existed, size == 0 {
             unlink(self.file.path)
@@ -104,13 +113,13 @@ struct FileDownload {
         let resumable = "run it again with --continue to resume"
         if let signal {
             let name = TerminationSignal.name(of: signal)
-            let message = size > 0 ? "download stopped by \(name) after \(size) bytes; \(resumable)" : "download stopped by \(name)"
+            let message = bodyStarted && size > 0 ? "download stopped by \(name) after \(size) bytes; \(resumable)" : "download stopped by \(name)"
             return HTTPExchange.fail(message, code: TerminationSignal.exitStatus(for: signal))
         }
         switch error {
         case .downloadFailed(.interrupted(_, let underlying)):
             return HTTPExchange.fail("download interrupted after \(size) bytes (\(underlying.description)); \(resumable)", code: HTTPExchange.exitCode(for: underlying))
-        case .transport where size > 0:
+        case .transport where bodyStarted && size > 0:
             return HTTPExchange.fail("download interrupted after \(size) bytes (\(error.description)); \(resumable)", code: HTTPExchange.exitCode(for: error))
         default:
             return HTTPExchange.fail(error.description, code: HTTPExchange.exitCode(for: error))

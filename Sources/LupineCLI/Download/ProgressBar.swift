@@ -31,13 +31,13 @@ final class ProgressBar: Sendable {
             return Self.line(completed: completed, total: total > 0 ? total : nil, bytesPerSecond: rate)
         }
         if let line {
-            FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+            StandardError.write("\r" + line + "\u{1B}[K")
         }
     }
 
     /// Ends the bar's line.
     func finish() {
-        FileHandle.standardError.write(Data("\n".utf8))
+        StandardError.write("\n")
     }
 
     /// `[#######-------------]  35%  3.5 MiB of 10.0 MiB  1.2 MiB/s  ETA 6s`, or without a total

@@ -18,33 +18,51 @@ enum ResumeRecord {
         file.deletingLastPathComponent().appending(path: file.lastPathComponent + ".lupine-resume")
     }
 
-    /// The record of `file`, if there is a readable one.
+    /// The largest record read: resume data are a few hundred bytes.
+    static let maximumLength = 64 * 1024
+
+    /// The record of `file`, if there is one: a regular file of resume data (anything else at
+    /// that name is not read).
     static func read(for file: URL) -> ResumeData? {
-        guard let saved = try? Data(contentsOf: Self.location(of: file)) else { return nil }
+        let record = Self.location(of: file)
+        guard Self.isRegularFile(record, atMost: Self.maximumLength), let saved = try? Data(contentsOf: record) else { return nil }
         return try? ResumeData(encoded: Array(saved))
     }
 
     /// Saves `resumeData` as the record of `file`: written to a new 0600 file beside it, then
-    /// renamed over the old record. Best effort: a record that cannot be written only costs
-    /// `If-Range` on a later `--continue` (which then sends `Range` alone).
-    static func write(_ resumeData: ResumeData, for file: URL) {
+    /// renamed over the old record, which is only ever a regular file (a link, FIFO, device or
+    /// folder of that name is left alone). Returns whether the record was saved; one that was
+    /// not only costs `If-Range` on a later `--continue`, which then sends `Range` alone.
+    @discardableResult
+    static func write(_ resumeData: ResumeData, for file: URL) -> Bool {
         let record = Self.location(of: file)
+        var info = stat()
+        if lstat(record.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            return false
+        }
         let staging = record.deletingLastPathComponent().appending(path: ".\(record.lastPathComponent).\(UUID().uuidString)")
         let descriptor = open(staging.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, S_IRUSR | S_IWUSR)
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0 else { return false }
         let written = (try? StandardOutput.write(resumeData.encoded(), to: descriptor)) != nil
         close(descriptor)
         guard written, rename(staging.path, record.path) == 0 else {
             unlink(staging.path)
-            return
+            return false
         }
+        return true
     }
 
     /// Removes the record of `file` (the download is whole) when it is a regular file.
     static func remove(for file: URL) {
         let record = Self.location(of: file)
+        if Self.isRegularFile(record) {
+            unlink(record.path)
+        }
+    }
+
+    /// Whether `url` names a regular file (not through a link) of at most `limit` bytes.
+    private static func isRegularFile(_ url: URL, atMost limit: Int = .max) -> Bool {
         var info = stat()
-        guard lstat(record.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
-        unlink(record.path)
+        return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size <= limit
     }
 }

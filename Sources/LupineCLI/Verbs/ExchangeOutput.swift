@@ -3,7 +3,8 @@ import Lupine
 
 /// Where each part of an exchange goes. `--print` chooses parts for standard output (by default
 /// the response head and body on a terminal, the body alone otherwise); `-v` adds the request and
-/// response heads on standard error, so the body on standard output stays exact.
+/// response heads on standard error, so the body on standard output stays exact. Heads are shown
+/// through ``TerminalText``: a header from a hostile server cannot drive the terminal.
 struct ExchangeOutput: Sendable {
     /// Whether standard output is a terminal.
     let terminal: Bool
@@ -16,18 +17,19 @@ struct ExchangeOutput: Sendable {
         self.verbose = options.verbose
     }
 
+    /// For `download`, whose body goes to a file: only `-v`'s heads on standard error.
+    init(headsOnStandardErrorIf verbose: Bool) {
+        self.terminal = false
+        self.selection = []
+        self.verbose = verbose
+    }
+
     /// Whether the response body goes to standard output.
     var showsBody: Bool { self.selection.contains("b") }
 
     /// Shows the request's head (`H`) and body (`B`) as selected, and its head on stderr with `-v`.
     func show(_ request: Request) throws {
-        let head = Array((ExchangeFormatter.requestHead(request) + "\n").utf8)
-        if self.verbose {
-            FileHandle.standardError.write(Data(head))
-        }
-        if self.selection.contains("H") {
-            try StandardOutput.write(head)
-        }
+        try self.show(head: ExchangeFormatter.requestHead(request), selected: self.selection.contains("H"))
         if self.selection.contains("B"), case .bytes(let body) = request.body, !body.isEmpty {
             try StandardOutput.write(body)
             try StandardOutput.write(Array("\n\n".utf8))
@@ -36,12 +38,17 @@ struct ExchangeOutput: Sendable {
 
     /// Shows the response head (`h`) as selected, and on stderr with `-v`.
     func show(_ head: ResponseHead) throws {
-        let text = Array((ExchangeFormatter.responseHead(head) + "\n").utf8)
+        try self.show(head: ExchangeFormatter.responseHead(head), selected: self.selection.contains("h"))
+    }
+
+    /// Writes a head, made safe for a terminal, to stderr with `-v` and to stdout when `selected`.
+    private func show(head: String, selected: Bool) throws {
+        let text = TerminalText.sanitized(head) + "\n"
         if self.verbose {
-            FileHandle.standardError.write(Data(text))
+            StandardError.write(text)
         }
-        if self.selection.contains("h") {
-            try StandardOutput.write(text)
+        if selected {
+            try StandardOutput.write(Array(text.utf8))
         }
     }
 }

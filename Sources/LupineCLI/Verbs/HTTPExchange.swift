@@ -148,7 +148,7 @@ struct HTTPExchange {
     static func fail(_ message: String, code: Int32) -> ExitCode {
         let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
         let line = oneLine.hasPrefix("lupine:") ? oneLine : "lupine: " + oneLine
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardError.write(line + "\n")
         return ExitCode(code)
     }
 }

@@ -76,6 +76,22 @@ import Testing
         #expect(!BodyPrinter.looksBinary(Array("abc".utf8) + [cut[0]]))
     }
 
+    @Test func terminalTextShowsNoControlsEvenAcrossChunks() throws {
+        #expect(TerminalText.sanitized("a\u{9B}[2Jb\rc\r\nd\u{202E}e\u{7F}\tf") == "a.[2Jb.c\r\nd.e.\tf")
+        var terminal = TerminalText()
+        // C1 U+009B cut between chunks, then a CR whose LF comes in the next chunk.
+        var shown = terminal.show([0x61, 0xC2])
+        shown += terminal.show([0x9B, 0x62, 0x0D])
+        shown += terminal.show([0x0A, 0xFF])
+        shown += terminal.finish()
+        #expect(shown == Array("a.b\r\n.".utf8))
+        let json = try Self.printed([#"{"a":"\u009bx\u0007"}"#], contentType: "application/json")
+        // JSON writes BEL escaped (harmless); U+009B it writes raw, so it is shown as ".".
+        #expect(String(decoding: json, as: UTF8.self) == "{\n  \"a\" : \".x\\u0007\"\n}\n")
+        let overwrite = try Self.printed(["Password OK\rDENIED"], contentType: "text/plain")
+        #expect(overwrite == Array("Password OK.DENIED\n".utf8))
+    }
+
     /// What a terminal printer writes for `chunks` of a body of `contentType`.
     private static func printed(_ chunks: [String], contentType: String) throws -> [UInt8] {
         let written = Recorder<[UInt8]>()

@@ -48,7 +48,7 @@ struct ConnectionFactory: Sendable {
 
         var bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             // Reads grow to 256 KiB while a large body streams in (NIO's default stops at 64 KiB):
             // a quarter of the chunks, and of the per-chunk work above, for bulk downloads.
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024))

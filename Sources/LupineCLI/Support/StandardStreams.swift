@@ -64,6 +64,15 @@ enum StandardOutput {
     }
 }
 
+/// Messages on standard error. A message that cannot be written (stderr closed or full) is
+/// dropped: it must never fail, let alone crash, the work it reports on.
+enum StandardError {
+    /// Writes `text` to standard error as it is.
+    static func write(_ text: String) {
+        try? StandardOutput.write(Array(text.utf8), to: STDERR_FILENO)
+    }
+}
+
 /// Output that could not be written: the reader closed the pipe, or the disk is full.
 struct OutputError: Error, CustomStringConvertible {
     let code: CInt
