@@ -1,0 +1,121 @@
+import NIOCore
+import NIOHTTP1
+
+/// Enforces a ``DecompressionLimit`` around NIO's response decompressor, which is given no limit
+/// of its own (its ratio mode refuses a small, highly repetitive body from the first bytes).
+///
+/// ``compressedSide`` sits before the decompressor and counts the compressed body bytes, handing
+/// them on in slices of at most 16 KiB; ``inflatedSide`` sits after it, counts what they inflate
+/// to and, once the limit is exceeded, reports ``TransportError/decompressionLimitExceeded(inflatedBytes:compressedBytes:limit:)``
+/// and drops the rest. Slicing bounds the work done after the limit is hit: at most one slice's
+/// worth is inflated (and discarded), never a whole socket read's.
+///
+/// Both handlers and their shared counts are confined to the channel's event loop.
+final class DecompressionGuard {
+    let compressedSide: CompressedSide
+    let inflatedSide: InflatedSide
+
+    init(limit: DecompressionLimit) {
+        let meter = Meter(limit: limit)
+        self.compressedSide = CompressedSide(meter: meter)
+        self.inflatedSide = InflatedSide(meter: meter)
+    }
+
+    /// The counts of the response in flight.
+    final class Meter {
+        let limit: DecompressionLimit
+        /// Whether the response in flight is gzip or deflate, so that the decompressor inflates it.
+        var isCompressed = false
+        var compressed = 0
+        var inflated = 0
+        var exceeded = false
+
+        init(limit: DecompressionLimit) {
+            self.limit = limit
+        }
+
+        /// Starts counting a response with `head`, recognising the encodings NIO's decompressor inflates.
+        func start(_ head: HTTPResponseHead) {
+            let encoding = head.headers[canonicalForm: "Content-Encoding"].first?.lowercased()
+            self.isCompressed = encoding == "gzip" || encoding == "deflate"
+            self.compressed = 0
+            self.inflated = 0
+            self.exceeded = false
+        }
+    }
+
+    /// Counts compressed body bytes and hands them on in slices.
+    final class CompressedSide: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPClientResponsePart
+        typealias InboundOut = HTTPClientResponsePart
+
+        /// The largest compressed slice handed to the decompressor at once.
+        static let sliceSize = 16 * 1024
+
+        private let meter: Meter
+
+        init(meter: Meter) {
+            self.meter = meter
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let part = Self.unwrapInboundIn(data)
+            switch part {
+            case .head(let head):
+                self.meter.start(head)
+                context.fireChannelRead(data)
+            case .body(var buffer) where self.meter.isCompressed:
+                while !self.meter.exceeded,
+                    let slice = buffer.readSlice(length: min(Self.sliceSize, buffer.readableBytes)),
+                    slice.readableBytes > 0
+                {
+                    self.meter.compressed += slice.readableBytes
+                    context.fireChannelRead(Self.wrapInboundOut(.body(slice)))
+                }
+            case .body, .end:
+                if !self.meter.exceeded {
+                    context.fireChannelRead(data)
+                }
+            }
+        }
+    }
+
+    /// Counts inflated body bytes and stops the body once the limit is exceeded.
+    final class InflatedSide: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPClientResponsePart
+        typealias InboundOut = HTTPClientResponsePart
+
+        private let meter: Meter
+
+        init(meter: Meter) {
+            self.meter = meter
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !self.meter.exceeded else { return }
+            guard case .body(let buffer) = Self.unwrapInboundIn(data), self.meter.isCompressed else {
+                context.fireChannelRead(data)
+                return
+            }
+            self.meter.inflated += buffer.readableBytes
+            guard self.meter.limit.isExceeded(inflated: self.meter.inflated, compressed: self.meter.compressed) else {
+                context.fireChannelRead(data)
+                return
+            }
+            self.meter.exceeded = true
+            context.fireErrorCaught(
+                TransportError.decompressionLimitExceeded(
+                    inflatedBytes: self.meter.inflated,
+                    compressedBytes: self.meter.compressed,
+                    limit: self.meter.limit
+                )
+            )
+        }
+    }
+}
+
+@available(*, unavailable)
+extension DecompressionGuard.CompressedSide: Sendable {}
+
+@available(*, unavailable)
+extension DecompressionGuard.InflatedSide: Sendable {}
