@@ -38,7 +38,4 @@ public struct DecompressionLimit: Sendable, Hashable {
         let (allowed, overflow) = compressed.multipliedReportingOverflow(by: maximumRatio)
         return !overflow && inflated > allowed
     }
-
-    /// Whether this limit never refuses anything.
-    var isUnbounded: Bool { self.maximumSize == nil && self.maximumRatio == nil }
 }

@@ -135,13 +135,8 @@ struct ConnectionFactory: Sendable {
         return connected.futureResult
     }
 
-    /// NIO's decompressor, without a limit of its own, between the two sides of a
-    /// ``DecompressionGuard`` unless `limit` refuses nothing.
+    /// NIO's decompressor, without a limit of its own, between the two sides of a ``DecompressionGuard``.
     private static func addDecompression(limit: DecompressionLimit, to pipeline: ChannelPipeline.SynchronousOperations) throws {
-        guard !limit.isUnbounded else {
-            try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .none))
-            return
-        }
         let guardHandlers = DecompressionGuard(limit: limit)
         try pipeline.addHandler(guardHandlers.compressedSide)
         try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .none))
