@@ -19,7 +19,8 @@ enum MessageText {
         self.oneLine(self.redactingUserInfo(string))
     }
 
-    /// `text` on one line: control characters escaped (`\n`, `\u{0}`), at most ``maximumLength`` characters.
+    /// `text` on one line: control and invisible formatting characters escaped (`\n`, `\u{202E}`),
+    /// at most ``maximumLength`` characters.
     static func oneLine(_ text: String) -> String {
         var line = ""
         var count = 0
@@ -28,9 +29,11 @@ enum MessageText {
                 return line + "…"
             }
             count += 1
-            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                // Line breaks, and invisible marks that reorder or hide text (bidi overrides).
                 line += scalar.escaped(asASCII: true)
-            } else {
+            default:
                 line.unicodeScalars.append(scalar)
             }
         }

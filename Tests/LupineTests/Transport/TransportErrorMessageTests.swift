@@ -136,5 +136,7 @@ import Testing
         let nul = LupineError.invalidURL("http://exa\u{0}mple.com/\u{7}").description
         #expect(!nul.unicodeScalars.contains { $0.properties.generalCategory == .control })
         Self.expectPlain(nul)
+        let spoofed = LupineError.invalidURL("http://example.com/\u{202E}gpj.exe\u{2028}x").description
+        #expect(spoofed.contains("\\u{202E}") && spoofed.contains("\\u{2028}"), "\(spoofed)")
     }
 }

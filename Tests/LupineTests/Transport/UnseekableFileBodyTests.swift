@@ -81,7 +81,7 @@ import Testing
         }
     }
 
-    @Test func aDirectoryIsATypedErrorBeforeAnythingIsSent() async throws {
+    @Test func aDirectoryOrAPathWithANULIsATypedErrorBeforeAnythingIsSent() async throws {
         let folder = try temporaryFolder()
         try await withServerAndTransport { server, transport in
             await #expect {
@@ -93,6 +93,12 @@ import Testing
                 return fileError == .isDirectory(path: folder.path) && "\(error)" == "could not read the request body: \(folder.path) is a directory"
             }
             #expect(server.connections.accepted == 0)
+            await #expect {
+                _ = try await Self.post(.file(path: "/etc/hostname\u{0}.txt"), to: server, with: transport)
+            } throws: { error in
+                guard case TransportError.requestBodyFailed(let underlying) = error else { return false }
+                return underlying as? RequestBodyFileError == .notFound(path: "/etc/hostname\u{0}.txt")
+            }
         }
     }
 

@@ -20,6 +20,8 @@ enum FileBodyKind: Equatable, Sendable {
     ///
     /// - Throws: ``RequestBodyFileError`` when nothing readable is there, or a directory is.
     static func of(path: String) throws(RequestBodyFileError) -> FileBodyKind {
+        // A NUL would end the C string early and name another file.
+        guard !path.isEmpty, !path.utf8.contains(0) else { throw .notFound(path: path) }
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
