@@ -59,10 +59,10 @@ struct ServeCommand: AsyncParsableCommand {
             .init(host: host, port: port, tls: tls, idleTimeout: idleTimeout.map { .seconds($0) })
         )
         if let caOut, let pem = server.certificateAuthorityPEM {
-            try Data(pem.utf8).write(to: URL(fileURLWithPath: caOut))
+            try Data(pem.utf8).write(to: LocalPath.url(caOut))
         }
         if let certOut, let der = server.leafCertificateDER {
-            try Data(der).write(to: URL(fileURLWithPath: certOut))
+            try Data(der).write(to: LocalPath.url(certOut))
         }
         StandardOutput.writeLine("Serving on \(server.baseURL.absoluteString)")
         StandardOutput.writeLine("Faults on \(server.faultsBaseURL.absoluteString)")

@@ -23,7 +23,7 @@ public enum DeterministicBytes {
     ///
     /// Within an aligned block of 256 bytes the pattern is a rotation of `table`, so each run is a
     /// slice copied from it rather than computed byte by byte.
-    static func forEachRun(in range: Range<Int>, _ body: (ArraySlice<UInt8>) -> Void) {
+    public static func forEachRun(in range: Range<Int>, _ body: (ArraySlice<UInt8>) -> Void) {
         var index = range.lowerBound
         while index < range.upperBound {
             let block = index >> 8

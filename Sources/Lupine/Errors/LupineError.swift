@@ -29,6 +29,10 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     case pinningRequiresSecureBaseURL(URL?)
     /// Certificates or keys could not be loaded from `path`.
     case certificateLoadingFailed(path: String, reason: String)
+    /// The header field `name` is not allowed by HTTP (RFC 9110): a name that is empty or not a
+    /// token, or a value with CR, LF, NUL or another control character but the tab. `reason`
+    /// says which; the value is never repeated, as it may be a credential.
+    case invalidHeader(name: String, reason: String)
 
     /// Why parameters could not be encoded.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -40,6 +44,10 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case customEncodingFailed(error: any Error)
         /// The method cannot carry the body (multipart with GET or HEAD).
         case methodNotAllowed(String)
+        /// The parameter at `key` (`user[tags][]` when nested) is of `type`, which the
+        /// query-string rules do not define: only strings, numbers, Booleans, nulls,
+        /// dictionaries, arrays and sets, and `Data` in a multipart body.
+        case unsupportedValue(key: String, type: String)
     }
 
     /// Why a multipart body could not be built or produced.
@@ -64,8 +72,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
 
     /// Why a response failed validation.
     public enum ResponseValidationFailureReason: Sendable {
-        /// The status code is not acceptable.
-        case unacceptableStatusCode(code: Int, head: ResponseHead, body: [UInt8])
+        /// The status code is not acceptable; when the content type is not acceptable either,
+        /// `underlying` is that failure (as AFNetworking's underlying error), else `nil`.
+        indirect case unacceptableStatusCode(code: Int, head: ResponseHead, body: [UInt8], underlying: LupineError?)
         /// The content type is not acceptable (or missing while the body is not empty).
         case unacceptableContentType(contentType: String?, acceptable: [String], head: ResponseHead, body: [UInt8])
     }
@@ -84,6 +93,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case propertyListSerializationFailed(reason: String)
         /// The body is empty where a value is required.
         case inputDataNilOrZeroLength
+        /// A handler given the response as it streamed (``SessionManager/stream(_:receiveHead:receiveChunk:)``)
+        /// threw this error.
+        case handlerFailed(any Error)
     }
 
     /// Why a download failed.
@@ -100,6 +112,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case fileWriteFailed(URL, reason: String)
         /// The finished file could not be moved to its destination; the temporary file was removed.
         case cannotMoveFile(from: URL, to: URL, reason: String)
+        /// The destination is something a download never replaces: a directory, a device, a FIFO
+        /// or a socket (a symbolic link is followed to what it names).
+        case destinationNotReplaceable(URL, reason: String)
         /// A `206` answer does not continue where the resume data stopped.
         case unexpectedContentRange(String?)
         /// The transfer stopped partway; the resume data continue it.
@@ -112,6 +127,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case tooManyRedirects(limit: Int)
         /// The chain came back to a URL it had already visited.
         case loop(URL)
+        /// A redirect's `Location` header, given here as sent, is not a URL (relative or
+        /// absolute) with a scheme and a host.
+        case invalidLocation(String)
     }
 
     /// One plain sentence saying what failed and, where it helps, what to do; never a URL's
@@ -130,12 +148,14 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
                 return "the custom query-string serialization failed: \(TransportErrorWords.describe(error))"
             case .methodNotAllowed(let method):
                 return "a \(MessageText.oneLine(method)) request cannot carry a multipart body"
+            case .unsupportedValue(let key, let type):
+                return "the parameter \(MessageText.oneLine(key.debugDescription)) is a \(type), which cannot be sent as a query, form or multipart field; convert it to a string first"
             }
         case .multipartEncodingFailed(let reason):
             return Self.describe(reason)
         case .responseValidationFailed(let reason):
             switch reason {
-            case .unacceptableStatusCode(let code, let head, _):
+            case .unacceptableStatusCode(let code, let head, _, _):
                 return "the server answered \(code) \(head.status.reasonPhrase.lowercased()) for \(MessageText.url(head.url))"
             case .unacceptableContentType(let contentType, let acceptable, _, _):
                 let type = contentType.map { "content type \(MessageText.oneLine($0))" } ?? "no content type"
@@ -153,6 +173,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
                 return "the response is not valid XML: \(MessageText.oneLine(why))"
             case .propertyListSerializationFailed(let why):
                 return "the response is not a valid property list: \(MessageText.oneLine(why))"
+            case .handlerFailed(let error):
+                return "the response handler failed: \(TransportErrorWords.describe(error))"
             case .inputDataNilOrZeroLength:
                 return "the response body is empty"
             }
@@ -162,6 +184,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "stopped after \(limit) redirects"
         case .redirectFailed(.loop(let url)):
             return "the redirects loop back to \(MessageText.url(url))"
+        case .redirectFailed(.invalidLocation(let location)):
+            return "the redirect cannot be followed: its Location \(RedirectPolicy.displayed(location)) is not a valid URL"
         case .cancelled:
             return "the request was cancelled"
         case .sessionInvalidated:
@@ -174,6 +198,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "a pinning security policy needs an https base URL; the manager's is \(url.map(MessageText.url) ?? "not set")"
         case .certificateLoadingFailed(let path, let reason):
             return "no certificate could be loaded from \(MessageText.oneLine(path)): \(MessageText.oneLine(reason))"
+        case .invalidHeader(let name, let reason):
+            return HeaderFieldValidation.message(name: name, reason: reason)
         }
     }
 
@@ -212,6 +238,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "the download could not be written to \(Self.path(url)): \(MessageText.oneLine(why))"
         case .cannotMoveFile(let from, let to, let why):
             return "the download could not be moved from \(Self.path(from)) to \(Self.path(to)): \(MessageText.oneLine(why))"
+        case .destinationNotReplaceable(let url, let why):
+            return "the download was not saved: \(Self.path(url)) \(MessageText.oneLine(why)), and only a regular file is ever replaced"
         case .unexpectedContentRange(let range):
             return "the server resumed at the wrong place, Content-Range: \(range.map(MessageText.oneLine) ?? "none")"
         case .interrupted(_, let underlying):

@@ -24,12 +24,13 @@ enum FoundationParameterEncoding {
         }
     }
 
-    /// The body for `parameters`.
+    /// The body for `parameters`: a dictionary, or any other value the format takes at the top
+    /// level (an array for JSON).
     ///
     /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` with
     ///   ``LupineError/ParameterEncodingFailureReason/jsonEncodingFailed(parameters:reason:)`` or
     ///   ``LupineError/ParameterEncodingFailureReason/propertyListEncodingFailed(parameters:reason:)``.
-    func body(from parameters: [String: any Sendable]) throws(LupineError) -> [UInt8] {
+    func body(from parameters: any Sendable) throws(LupineError) -> [UInt8] {
         do {
             return Array(try write(foundationObject(from: parameters)))
         } catch let invalid as InvalidValue {
@@ -53,6 +54,9 @@ enum FoundationParameterEncoding {
     private func write(_ object: Any) throws -> Data {
         switch self {
         case .json(let options):
+            guard object is [Any] || object is [String: Any] else {
+                throw InvalidValue(keyPath: "", reason: "are neither an array nor a dictionary, one of which JSON needs at the top level")
+            }
             guard JSONSerialization.isValidJSONObject(object) else {
                 throw InvalidValue(keyPath: "", reason: "are not accepted by JSONSerialization")
             }
@@ -69,7 +73,7 @@ enum FoundationParameterEncoding {
     }
 
     /// The error reporting `parameters` with `reason`.
-    private func failure(_ parameters: [String: any Sendable], reason: String) -> LupineError {
+    private func failure(_ parameters: any Sendable, reason: String) -> LupineError {
         let description = "\(parameters)"
         return isJSON
             ? .parameterEncodingFailed(.jsonEncodingFailed(parameters: description, reason: reason))

@@ -42,9 +42,11 @@ public struct HTTPRequestSerializer: RequestSerializer {
     }
 
     /// Sets the default header field `name` to `value`, or removes it when `value` is `nil`.
+    /// A field HTTP does not allow makes every request this serializer builds fail with
+    /// ``LupineError/invalidHeader(name:reason:)``.
     public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
         if let value {
-            httpRequestHeaders.replaceOrAdd(name: name, value: value)
+            httpRequestHeaders.replaceOrAddUnchecked(name: name, value: value)
         } else {
             httpRequestHeaders.remove(name: name)
         }
@@ -74,11 +76,15 @@ public struct HTTPRequestSerializer: RequestSerializer {
     /// empty body: an empty form is still a form.
     ///
     /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` with
+    ///   ``LupineError/ParameterEncodingFailureReason/unsupportedValue(key:type:)`` for a
+    ///   parameter the query-string rules do not define (see ``queryString(from:)``), or with
     ///   ``LupineError/ParameterEncodingFailureReason/customEncodingFailed(error:)`` when the
     ///   custom query-string serialization throws or its result cannot be written in
-    ///   ``stringEncoding``; ``LupineError/invalidURL(_:)`` when the URL with the query is not a URL.
+    ///   ``stringEncoding``; ``LupineError/invalidHeader(name:reason:)`` for a header field of the
+    ///   request or a default one that HTTP does not allow; ``LupineError/invalidURL(_:)`` when
+    ///   the URL with the query is not a URL.
     public func serialize(_ request: Request, parameters: [String: any Sendable]?) throws -> Request {
-        var serialized = applyingDefaultHeaders(to: request)
+        var serialized = try applyingDefaultHeaders(to: request)
         let query = try parameters.map { try queryString(for: request, parameters: $0) }
         if encodesParametersInURI(request.method) {
             if let query, !query.isEmpty {
@@ -105,12 +111,20 @@ public struct HTTPRequestSerializer: RequestSerializer {
         if encodesParametersInURI(request.method) {
             return try serialize(request, parameters: parameters)
         }
-        var serialized = applyingDefaultHeaders(to: request)
-        guard let parameters else {
+        return try serialize(request, body: parameters.map(encode), contentType: contentType)
+    }
+
+    /// `request` with the default header fields it lacks and, when `body` is given, that body
+    /// with `Content-Type: contentType` unless the request sets one.
+    ///
+    /// - Throws: ``LupineError/invalidHeader(name:reason:)``.
+    func serialize(_ request: Request, body: [UInt8]?, contentType: String) throws(LupineError) -> Request {
+        var serialized = try applyingDefaultHeaders(to: request)
+        guard let body else {
             return serialized
         }
         serialized.setValueIfAbsent(contentType, forHTTPHeaderField: "Content-Type")
-        serialized.body = .bytes(try encode(parameters))
+        serialized.body = .bytes(body)
         return serialized
     }
 
@@ -127,29 +141,32 @@ public struct HTTPRequestSerializer: RequestSerializer {
     }
 
     /// Whether parameters of `method` go into the URL query.
-    private func encodesParametersInURI(_ method: HTTPMethod) -> Bool {
+    func encodesParametersInURI(_ method: HTTPMethod) -> Bool {
         httpMethodsEncodingParametersInURI.contains(method.rawValue.uppercased())
     }
 
     /// `request` with every default header field it does not already have.
-    private func applyingDefaultHeaders(to request: Request) -> Request {
+    ///
+    /// - Throws: ``LupineError/invalidHeader(name:reason:)`` for the first field of the result
+    ///   that HTTP does not allow.
+    private func applyingDefaultHeaders(to request: Request) throws(LupineError) -> Request {
         var result = request
-        guard !request.headers.isEmpty else {
+        if request.headers.isEmpty {
             // A new request: the default fields as they are, shared rather than copied.
             result.headers = httpRequestHeaders
-            return result
+        } else {
+            let missing = httpRequestHeaders.filter { !request.headers.contains(name: $0.name) }
+            // As one block: NIO's `add(name:value:)` traps on a non-ASCII name, checked below.
+            result.headers.add(contentsOf: HTTPHeaders(missing.map { ($0.name, $0.value) }))
         }
-        result.headers.reserveCapacity(request.headers.count + httpRequestHeaders.count)
-        for (name, value) in httpRequestHeaders where !request.headers.contains(name: name) {
-            result.headers.add(name: name, value: value)
-        }
+        try HeaderFieldValidation.validate(result.headers)
         return result
     }
 
     /// The query string for `parameters`, from the custom serialization when one is set.
     private func queryString(for request: Request, parameters: [String: any Sendable]) throws -> String {
         guard let queryStringSerialization else {
-            return Lupine.queryString(from: parameters)
+            return try Lupine.queryString(from: parameters)
         }
         do {
             return try queryStringSerialization(request, parameters)

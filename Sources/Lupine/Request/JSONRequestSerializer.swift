@@ -7,6 +7,9 @@ import Foundation
 /// parameters become the body, written by `JSONSerialization` with ``writingOptions``, with
 /// `Content-Type: application/json` unless the request sets one; without parameters the body is
 /// left as it is.
+///
+/// A body that is not a dictionary, such as a top-level array, goes through
+/// ``serialize(_:jsonObject:)`` or ``request(method:urlString:relativeTo:jsonObject:)``.
 public struct JSONRequestSerializer: RequestSerializer {
     /// The shared HTTP configuration: default headers, timeout, methods in the URI.
     public var base: HTTPRequestSerializer
@@ -30,5 +33,43 @@ public struct JSONRequestSerializer: RequestSerializer {
         try base.serialize(request, parameters: parameters, contentType: "application/json") { parameters in
             try FoundationParameterEncoding.json(writingOptions).body(from: parameters)
         }
+    }
+
+    /// Returns `request` with the default header fields it lacks and `jsonObject` as its JSON
+    /// body: an array or a dictionary, as AFNetworking's serializer takes any JSON object (a
+    /// dictionary is serialized exactly as ``serialize(_:parameters:)`` does).
+    ///
+    /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` with
+    ///   ``LupineError/ParameterEncodingFailureReason/jsonEncodingFailed(parameters:reason:)``
+    ///   when `jsonObject` is neither an array nor a dictionary, holds a value JSON cannot
+    ///   represent, or is an array for a method that carries its parameters in the URL query;
+    ///   ``LupineError/invalidHeader(name:reason:)``.
+    public func serialize(_ request: Request, jsonObject: any Sendable) throws -> Request {
+        if let parameters = jsonObject as? [String: any Sendable] {
+            return try self.serialize(request, parameters: parameters)
+        }
+        guard !self.base.encodesParametersInURI(request.method) else {
+            throw LupineError.parameterEncodingFailed(
+                .jsonEncodingFailed(
+                    parameters: "\(jsonObject)",
+                    reason: "a \(request.method.rawValue) request carries its parameters in the URL query, which takes only a dictionary"
+                )
+            )
+        }
+        let body = try FoundationParameterEncoding.json(self.writingOptions).body(from: jsonObject)
+        return try self.base.serialize(request, body: body, contentType: "application/json")
+    }
+
+    /// Builds a request for `method` to `urlString`, resolved against `baseURL` when given, with
+    /// `jsonObject` (an array or a dictionary) as its JSON body; see ``serialize(_:jsonObject:)``.
+    ///
+    /// - Throws: ``LupineError/invalidURL(_:)``; whatever ``serialize(_:jsonObject:)`` throws.
+    public func request(
+        method: HTTPMethod,
+        urlString: String,
+        relativeTo baseURL: URL? = nil,
+        jsonObject: any Sendable
+    ) throws -> Request {
+        try self.serialize(self.base.makeRequest(method: method, urlString: urlString, relativeTo: baseURL), jsonObject: jsonObject)
     }
 }

@@ -17,13 +17,11 @@ enum ParameterNode {
 
     /// Classifies `value`, looking through any level of `Optional`.
     init(_ value: Any) {
-        if let optional = value as? any OptionalParameter {
-            if let wrapped = optional.wrappedParameter {
-                self.init(wrapped)
-            } else {
-                self = .null
-            }
-        } else if value is NSNull {
+        guard case .some(let value) = Self.unwrapped(value) else {
+            self = .null
+            return
+        }
+        if value is NSNull {
             self = .null
         } else if let dictionary = value as? [AnyHashable: Any] {
             self = .dictionary(dictionary.map { (key: $0.key, value: $0.value) })
@@ -34,6 +32,12 @@ enum ParameterNode {
         } else {
             self = .leaf(value)
         }
+    }
+
+    /// `value` with every level of `Optional` removed, or `nil` when one of them is `.none`.
+    static func unwrapped(_ value: Any) -> Any? {
+        guard let optional = value as? any OptionalParameter else { return value }
+        return optional.wrappedParameter.flatMap(Self.unwrapped)
     }
 }
 

@@ -66,9 +66,13 @@ public struct Request: Sendable {
     }
 
     /// Sets the header field `name` to `value`, or removes it when `value` is `nil`.
+    ///
+    /// Any name and value are stored; one that HTTP does not allow (a name that is not a token,
+    /// a value with CR, LF, NUL or another control character) fails the serializer that builds
+    /// on the request, or the task that sends it, with ``LupineError/invalidHeader(name:reason:)``.
     public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) {
         if let value {
-            self.headers.replaceOrAdd(name: name, value: value)
+            self.headers.replaceOrAddUnchecked(name: name, value: value)
         } else {
             self.headers.remove(name: name)
         }

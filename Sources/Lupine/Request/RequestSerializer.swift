@@ -17,7 +17,9 @@ public protocol RequestSerializer: Sendable {
     /// its URL or body (AFNetworking's `requestBySerializingRequest:withParameters:error:`).
     ///
     /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` when the parameters cannot be
-    ///   encoded, ``LupineError/invalidURL(_:)`` when the URL with the query is not a URL.
+    ///   encoded, ``LupineError/invalidHeader(name:reason:)`` when a header field of the request
+    ///   or a default one is not allowed by HTTP, ``LupineError/invalidURL(_:)`` when the URL
+    ///   with the query is not a URL.
     func serialize(_ request: Request, parameters: [String: any Sendable]?) throws -> Request
 }
 

@@ -41,13 +41,18 @@ public protocol ResponseSerializer: Sendable {
 extension ResponseSerializer {
     /// Checks the status code and content type; a response with no MIME type and an empty body
     /// passes the content-type check. Returns the validation error, or `nil` when valid.
+    ///
+    /// As AFNetworking does, an unacceptable status code is the error reported even when the
+    /// content type is unacceptable too (an HTML error page to a JSON serializer); the
+    /// content-type failure is then its `underlying` error.
     public func validationError(head: ResponseHead?, data: [UInt8]) -> LupineError? {
         guard let head else { return nil }
+        var contentTypeError: LupineError?
         if let acceptable = self.acceptableContentTypes {
             let mimeType = head.mimeType
             let passes = mimeType.map { acceptable.contains($0) } ?? data.isEmpty
             if !passes {
-                return .responseValidationFailed(
+                contentTypeError = .responseValidationFailed(
                     .unacceptableContentType(
                         contentType: mimeType,
                         acceptable: acceptable.sorted(),
@@ -58,14 +63,17 @@ extension ResponseSerializer {
             }
         }
         if !self.acceptableStatusCodes.contains(head.statusCode) {
-            return .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: data))
+            return .responseValidationFailed(
+                .unacceptableStatusCode(code: head.statusCode, head: head, body: data, underlying: contentTypeError)
+            )
         }
-        return nil
+        return contentTypeError
     }
 
     /// Applies the rule every serializer shares, AFNetworking's: validate first, then parse.
     ///
-    /// - An unacceptable content type is returned alone: the body is not parsed.
+    /// - An unacceptable content type stops parsing: the validation error is returned alone (the
+    ///   status error carrying it, when the status code is unacceptable too).
     /// - An unacceptable status code alone does not stop parsing: the parsed value is returned
     ///   together with the validation error (which carries the body), so a 404 with a JSON body
     ///   still hands over its JSON.
@@ -83,8 +91,12 @@ extension ResponseSerializer {
         parse: () throws(LupineError) -> SerializedObject?
     ) -> SerializedResponse<SerializedObject> {
         let validationError = self.validationError(head: head, data: data)
-        if case .responseValidationFailed(.unacceptableContentType) = validationError {
+        switch validationError {
+        case .responseValidationFailed(.unacceptableContentType),
+            .responseValidationFailed(.unacceptableStatusCode(_, _, _, underlying: .some)):
             return SerializedResponse(value: nil, error: validationError)
+        default:
+            break
         }
         do {
             return SerializedResponse(value: try parse(), error: validationError)

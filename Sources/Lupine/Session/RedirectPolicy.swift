@@ -11,12 +11,19 @@ enum RedirectPolicy {
     static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// The request to send for a redirect `head` answering `request`, or `nil` when the response
-    /// is not a redirect Lupine follows (no `Location`, or an unparsable one).
-    static func redirectedRequest(for request: Request, head: ResponseHead) -> Request? {
+    /// is not a redirect Lupine follows (another status, or no `Location`, as a 300 or a 304 may
+    /// have).
+    ///
+    /// - Throws: ``LupineError/RedirectFailureReason/invalidLocation(_:)`` when the `Location`
+    ///   is not a URL, relative or absolute, that resolves to one with a scheme and a host.
+    static func redirectedRequest(for request: Request, head: ResponseHead) throws(LupineError) -> Request? {
         guard Self.redirectStatusCodes.contains(head.statusCode),
-            let location = head.headers.first(name: "Location"),
-            let target = URL(string: location, relativeTo: request.url)?.absoluteURL
+            let location = head.headers.first(name: "Location")
         else { return nil }
+        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            target.scheme != nil,
+            let host = target.host, !host.isEmpty
+        else { throw .redirectFailed(.invalidLocation(location)) }
 
         var next = request
         next.url = target
@@ -39,6 +46,19 @@ enum RedirectPolicy {
             }
         }
         return next
+    }
+
+    /// `location` for a message: quoted with non-printable characters escaped, any user
+    /// information before an `@` hidden, and cut after 200 characters.
+    static func displayed(_ location: String) -> String {
+        var shown = location
+        if let start = shown.range(of: "://")?.upperBound,
+            let at = shown[start...].prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" }).lastIndex(of: "@")
+        {
+            shown.replaceSubrange(start..<at, with: "…")
+        }
+        let limit = 200
+        return (shown.count > limit ? String(shown.prefix(limit)) + "…" : shown).debugDescription
     }
 
     /// Whether two URLs share scheme, host and port.

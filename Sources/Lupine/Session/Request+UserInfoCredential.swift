@@ -32,3 +32,11 @@ extension URL {
         return (url, user, password)
     }
 }
+
+extension URL {
+    /// The URL without user-info (itself when it has none).
+    var withoutUserInfo: URL {
+        guard self.user != nil || self.password != nil else { return self }
+        return self.splittingUserInfo()?.url ?? self
+    }
+}

@@ -65,6 +65,9 @@ struct RequestExecutor: Sendable {
             try task.checkCancellation()
             request = request.movingUserInfoCredentialToHeader()
             outcome.request = request
+            // Headers set with the non-throwing `setValue`, or by a hook, are checked here, so
+            // none reaches the transport (and NIO's preconditions) unchecked.
+            try HeaderFieldValidation.validate(request.headers)
             task.willSend(request)
             task.delegate.willSendBody(length: request.body.knownLength)
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
@@ -78,7 +81,7 @@ struct RequestExecutor: Sendable {
             outcome.metrics = response.metrics
             task.didReceive(head)
 
-            if let next = self.redirect(task, from: request, head: head) {
+            if let next = try self.redirect(task, from: request, head: head) {
                 guard outcome.redirectChain.count < self.maximumRedirects else {
                     throw LupineError.redirectFailed(.tooManyRedirects(limit: self.maximumRedirects))
                 }
@@ -109,8 +112,8 @@ struct RequestExecutor: Sendable {
     }
 
     /// The next request when `head` is a redirect the session (and its hook) follows.
-    private func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) -> Request? {
-        guard let next = RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
+    private func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) throws(LupineError) -> Request? {
+        guard let next = try RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
         guard let hook = self.hooks.willPerformRedirection else { return next }
         return hook(task, head, next)
     }
@@ -185,6 +188,8 @@ struct RequestExecutor: Sendable {
         case TransportError.requestBodyFailed(let underlying as LupineError): return underlying
         case TransportError.serverTrustRejected(let host, let reason, let chain):
             return .serverTrustEvaluationFailed(host: host, reason: reason, certificateChain: chain)
+        case TransportError.invalidHeader(let name, let reason):
+            return .invalidHeader(name: name, reason: reason)
         case let error as TransportError: return .transport(error)
         default: return .transport(.requestBodyFailed(underlying: error))
         }

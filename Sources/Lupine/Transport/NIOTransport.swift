@@ -50,6 +50,10 @@ public final class NIOTransport: Transport {
         if request.cancellation?.isCancelled == true {
             throw TransportError.cancelled
         }
+        // NIO traps on a non-ASCII name and refuses CR, LF and NUL as if the server were at fault.
+        if let violation = HeaderFieldValidation.firstViolation(in: request.headers) {
+            throw TransportError.invalidHeader(name: violation.name, reason: violation.reason)
+        }
         let key = try PoolKey(
             url: request.url,
             trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator

@@ -41,6 +41,9 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The request body produced a different number of bytes than its declared length
     /// (for instance a file that changed size while it was being sent).
     case requestBodyLengthMismatch(declared: Int, produced: Int)
+    /// The request's header field `name` is not allowed by HTTP (RFC 9110), for `reason`; it was
+    /// not sent.
+    case invalidHeader(name: String, reason: String)
     /// The request was cancelled.
     case cancelled
     /// The transport was shut down before or while the request ran.
@@ -86,6 +89,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return "could not read the request body: \(TransportErrorWords.describe(underlying))"
         case .requestBodyLengthMismatch(let declared, let produced):
             return "the request body declared \(declared) bytes but produced \(produced)"
+        case .invalidHeader(let name, let reason):
+            return HeaderFieldValidation.message(name: name, reason: reason)
         case .cancelled:
             return "the request was cancelled"
         case .shutdown:

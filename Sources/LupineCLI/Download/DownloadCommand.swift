@@ -8,11 +8,16 @@ import Glibc
 import Darwin
 #endif
 
-/// `lupine download URL [-o FILE] [--continue]`: the body streams to FILE (by default the
-/// URL's last path component), with a progress bar on stderr when stderr is a terminal. An
-/// interrupted download leaves its bytes in FILE and its resume data (the validator, for
-/// `If-Range`) in `FILE.lupine-resume`; `--continue` asks for the rest, and without resume data
-/// continues a partial FILE with `Range` alone, as `curl -C -` does.
+/// `lupine download URL [-o FILE] [--continue]`: the body is written into FILE as it arrives
+/// (by default a file in the working directory named after the URL's last path segment), with a
+/// progress bar on stderr when stderr is a terminal.
+///
+/// Nothing is removed or replaced but the regular file FILE names, and that only once the server
+/// answers with a body: `-o DIR` is an error, a symbolic link is followed, a device or FIFO is
+/// written into. The bytes land in FILE itself, so whatever stops the download (a cut
+/// connection, Ctrl-C, SIGTERM, SIGKILL) leaves them there; the response's validator is kept in
+/// `FILE.lupine-resume` from the moment the head arrives, and `--continue` asks for the rest
+/// with `Range` and `If-Range` (with `Range` alone when there is no validator, as `curl -C -`).
 struct DownloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
@@ -29,95 +34,31 @@ struct DownloadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (request, manager) = try HTTPExchange(method: .GET, options: self.request).prepare()
-        let file = URL(fileURLWithPath: self.output ?? Self.defaultFileName(for: request.url))
-        manager.downloadDirectory = file.deletingLastPathComponent()
-        let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
-        let completion = try await Self.download(request, to: file, resumeData: self.resume ? Self.resumeData(for: file, of: request) : nil, with: manager, progress: bar)
-        bar?.finish()
-        if let error = completion.error {
-            throw Self.failure(error, file: file)
+        let target: DownloadTarget
+        do {
+            target = try DownloadTarget.resolve(try self.outputPath(for: request.url))
+        } catch {
+            throw HTTPExchange.fail(error.description, code: 1)
         }
-        try? FileManager.default.removeItem(at: Self.sidecar(of: file))
-        let length = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int ?? 0
-        let resumed = completion.response?.statusCode == 206 ? " (resumed)" : ""
-        FileHandle.standardError.write(Data("Saved \(ProgressBar.bytes(Double(length))) to \(file.path)\(resumed)\n".utf8))
-    }
-
-    /// Where the resume data of an interrupted download of `file` are kept.
-    static func sidecar(of file: URL) -> URL {
-        file.deletingLastPathComponent().appending(path: file.lastPathComponent + ".lupine-resume")
-    }
-
-    /// What continues `file`: its sidecar's resume data when they are for this URL and file
-    /// length, else `Range` alone from the file's length; `nil` when there is nothing to continue.
-    private static func resumeData(for file: URL, of request: Request) -> ResumeData? {
-        guard let length = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int, length > 0 else {
-            return nil
-        }
-        if let saved = try? Data(contentsOf: Self.sidecar(of: file)),
-            var resumeData = try? ResumeData(encoded: Array(saved)),
-            resumeData.belongs(to: request.url), resumeData.bytesReceived == length
-        {
-            resumeData.temporaryFileURL = file
-            return resumeData
-        }
-        return ResumeData(url: request.url, bytesReceived: length, temporaryFileURL: file)
-    }
-
-    /// Runs the download; with `resumeData`, only the rest of the partial file is asked for.
-    private static func download(
-        _ request: Request,
-        to file: URL,
-        resumeData: ResumeData?,
-        with manager: SessionManager,
-        progress bar: ProgressBar?
-    ) async throws -> TaskCompletion {
-        let destination: DownloadDestination = { _, _ in (file, [.removePreviousFile, .createIntermediateDirectories]) }
-        var progress: (@Sendable (Progress) -> Void)?
-        if let bar {
-            progress = { bar.update($0) }
-        }
-        return try await withCheckedThrowingContinuation { continuation in
-            do {
-                let task: DownloadTask
-                if let resumeData {
-                    task = try manager.downloadTask(with: request, resumeData: resumeData, progress: progress, destination: destination) {
-                        continuation.resume(returning: $0)
-                    }
-                } else {
-                    task = manager.downloadTask(with: request, progress: progress, destination: destination) {
-                        continuation.resume(returning: $0)
-                    }
-                }
-                task.resume()
-            } catch {
-                continuation.resume(throwing: error)
+        switch target {
+        case .stream(let device):
+            guard !self.resume else {
+                throw HTTPExchange.fail("\(device.path) is not a regular file, so there is nothing to continue", code: 1)
             }
+            try await DeviceDownload(request: request, device: device, manager: manager).run()
+        case .file(let file, let exists):
+            try await FileDownload(request: request, file: file, existed: exists, continuing: self.resume, manager: manager).run()
         }
     }
 
-    /// The exit for `error`. An interrupted download's bytes are moved to `file` first, so that
-    /// `--continue` finds them.
-    private static func failure(_ error: LupineError, file: URL) -> ExitCode {
-        guard case .downloadFailed(.interrupted(let encoded, let underlying)) = error,
-            let resumeData = try? ResumeData(encoded: encoded)
-        else {
-            return HTTPExchange.fail(error.description, code: HTTPExchange.exitCode(for: error))
+    /// `-o`, or a file in the working directory named after the URL.
+    private func outputPath(for url: URL) throws(DownloadTargetError) -> URL {
+        if let output = self.output {
+            return LocalPath.url(output)
         }
-        if resumeData.temporaryFileURL.standardizedFileURL != file.standardizedFileURL {
-            try? FileManager.default.removeItem(at: file)
-            try? FileManager.default.moveItem(at: resumeData.temporaryFileURL, to: file)
+        guard let name = DownloadFileName.name(for: url) else {
+            throw DownloadTargetError(subject: "the URL path \"\(url.path(percentEncoded: true))\"", problem: "names no file; say where to save the body with -o FILE")
         }
-        var saved = resumeData
-        saved.temporaryFileURL = file
-        try? Data(saved.encoded()).write(to: Self.sidecar(of: file))
-        let message = "download interrupted after \(resumeData.bytesReceived) bytes (\(underlying.description)); run it again with --continue to resume"
-        return HTTPExchange.fail(message, code: HTTPExchange.exitCode(for: underlying))
-    }
-
-    /// The URL's last path component, or `index.html` for a URL without one.
-    static func defaultFileName(for url: URL) -> String {
-        let last = url.lastPathComponent
-        return last.isEmpty || last == "/" ? "index.html" : last
+        return LocalPath.url(name)
     }
 }

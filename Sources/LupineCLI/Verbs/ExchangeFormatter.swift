@@ -19,18 +19,6 @@ enum ExchangeFormatter {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The body as text; JSON pretty-printed with sorted keys when `pretty`.
-    static func body(_ data: [UInt8], head: ResponseHead?, pretty: Bool) -> String {
-        if pretty, head?.mimeType?.contains("json") == true,
-            let object = try? JSONSerialization.jsonObject(with: Data(data), options: .fragmentsAllowed),
-            let formatted = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
-        {
-            return String(decoding: formatted, as: UTF8.self) + "\n"
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        return text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
-    }
-
     /// Credentials never reach the terminal.
     private static func redacted(_ name: String, _ value: String) -> String {
         ["authorization", "cookie", "proxy-authorization"].contains(name.lowercased()) ? "<redacted>" : value

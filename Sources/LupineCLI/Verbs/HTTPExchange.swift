@@ -2,12 +2,6 @@ import ArgumentParser
 import Foundation
 import Lupine
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Runs one request for an HTTP verb command: builds it from the items, sends it through an
 /// ``HTTPSessionManager``, prints what `--print` selects, and maps failures to exit codes.
 struct HTTPExchange {
@@ -16,16 +10,28 @@ struct HTTPExchange {
 
     func run() async throws {
         let (request, manager) = try self.prepare()
-        var serializer = HTTPResponseSerializer()
-        serializer.acceptableStatusCodes = IndexSet(integersIn: 100..<600)
-        let response: Response<[UInt8]>
+        let output = ExchangeOutput(options: self.options, terminal: StandardOutput.isTerminal)
+        let printer = BodyPrinter(formatted: output.terminal)
+        let head: ResponseHead?
         do {
-            response = try await manager.response(for: request, serializer: serializer)
+            try output.show(request)
+            head = try await manager.stream(
+                request,
+                receiveHead: { head in
+                    try output.show(head)
+                    printer.begin(head)
+                },
+                receiveChunk: { chunk in
+                    if output.showsBody { try printer.print(chunk) }
+                }
+            ).head
+            if output.showsBody { try printer.finish() }
         } catch let error as LupineError {
             throw Self.fail(error.description, code: Self.exitCode(for: error))
+        } catch {
+            throw Self.fail("\(error)", code: 1)
         }
-        self.print(request: response.request, response: response)
-        if self.options.checkStatus, let head = response.head, (300..<600).contains(head.statusCode) {
+        if self.options.checkStatus, let head, (300..<600).contains(head.statusCode) {
             let line = "lupine: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)"
             throw Self.fail(line, code: Int32(head.statusCode / 100))
         }
@@ -51,8 +57,7 @@ struct HTTPExchange {
         var fields: [String: Any] = [:]
         var formFields: [String: any Sendable] = [:]
         var files: [(name: String, path: String)] = []
-        // Accept-Language and User-Agent as the library sends them; items may override.
-        var headers = HTTPRequestSerializer().httpRequestHeaders
+        var headerItems: [(name: String, value: String)] = []
         for item in self.options.requestItems {
             switch item {
             case .query(let name, let value):
@@ -67,19 +72,24 @@ struct HTTPExchange {
                 fields[name] = value
                 formFields[name] = json
             case .header(let name, let value):
-                headers.replaceOrAdd(name: name, value: value)
+                headerItems.append((name, value))
             case .file(let name, let path):
                 files.append((name, path))
             }
         }
         var urlString = self.options.absoluteURLString
         if !query.isEmpty {
-            urlString += (urlString.contains("?") ? "&" : "?") + queryString(from: query)
+            urlString += (urlString.contains("?") ? "&" : "?") + (try queryString(from: query))
         }
         guard let url = URL(string: urlString), url.host != nil else {
             throw LupineError.invalidURL(self.options.url)
         }
-        var request = Request(url: url, method: self.method, headers: headers, timeoutInterval: self.options.timeout)
+        // Accept-Language and User-Agent as the library sends them; items may override.
+        var request = Request(url: url, method: self.method, headers: HTTPRequestSerializer().httpRequestHeaders, timeoutInterval: self.options.timeout)
+        for (name, value) in headerItems {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        try request.validateHeaders()
         if let auth = self.options.auth, let colon = auth.firstIndex(of: ":") {
             let credential = Credential(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
             request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
@@ -93,7 +103,7 @@ struct HTTPExchange {
         }
         guard !fields.isEmpty else { return request }
         if self.options.form {
-            request.body = .bytes(Array(queryString(from: formFields).utf8))
+            request.body = .bytes(Array(try queryString(from: formFields).utf8))
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
                 request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
             }
@@ -118,28 +128,9 @@ struct HTTPExchange {
             form.appendPart(formData: "\(value)", name: name)
         }
         for file in files {
-            try form.appendPart(fileURL: URL(fileURLWithPath: file.path), name: file.name)
+            try form.appendPart(fileURL: LocalPath.url(file.path), name: file.name)
         }
         return form
-    }
-
-    private func print(request: Request, response: Response<[UInt8]>) {
-        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
-        let selection = self.options.verbose ? "HBhb" : (self.options.printSelection ?? (stdoutIsTerminal ? "hb" : "b"))
-        var output = ""
-        if selection.contains("H") {
-            output += ExchangeFormatter.requestHead(request) + "\n"
-        }
-        if selection.contains("B"), case .bytes(let body) = request.body, !body.isEmpty {
-            output += String(decoding: body, as: UTF8.self) + "\n\n"
-        }
-        if selection.contains("h"), let head = response.head {
-            output += ExchangeFormatter.responseHead(head) + "\n"
-        }
-        if selection.contains("b") {
-            output += ExchangeFormatter.body(response.data, head: response.head, pretty: stdoutIsTerminal)
-        }
-        FileHandle.standardOutput.write(Data(output.utf8))
     }
 
     /// httpie's exit codes: 2 for a timeout, 6 for too many redirects, 3, 4 or 5 for an
@@ -147,8 +138,8 @@ struct HTTPExchange {
     static func exitCode(for error: LupineError) -> Int32 {
         switch error {
         case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout): return 2
-        case .redirectFailed: return 6
-        case .responseValidationFailed(.unacceptableStatusCode(let code, _, _)) where (300..<600).contains(code): return Int32(code / 100)
+        case .redirectFailed(.tooManyRedirects), .redirectFailed(.loop): return 6
+        case .responseValidationFailed(.unacceptableStatusCode(let code, _, _, _)) where (300..<600).contains(code): return Int32(code / 100)
         default: return 1
         }
     }

@@ -35,6 +35,6 @@ extension RequestOptions {
     }
 
     private static func fileURL(_ path: String) -> URL {
-        URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        LocalPath.url(path)
     }
 }

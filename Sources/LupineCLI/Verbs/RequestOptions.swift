@@ -29,7 +29,7 @@ struct RequestOptions: ParsableArguments {
     @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects.")
     var maxRedirects = 10
 
-    @Flag(name: [.short, .long], help: "Print the request and response heads to stderr as well.")
+    @Flag(name: [.short, .long], help: "Print the request and response heads to stderr as well (stdout keeps the body alone).")
     var verbose = false
 
     @Flag(name: .customLong("check-status"), help: "Exit with 3, 4 or 5 for a 3xx, 4xx or 5xx response.")
@@ -89,6 +89,9 @@ struct RequestOptions: ParsableArguments {
         }
         if maxRedirects < 0 {
             throw ValidationError("--max-redirects cannot be negative.")
+        }
+        if let printSelection, printSelection.isEmpty || !printSelection.allSatisfy({ "HBhb".contains($0) }) {
+            throw ValidationError("--print takes letters of HBhb: H request head, B request body, h response head, b response body.")
         }
         for item in items where RequestItem(item) == nil {
             throw ValidationError("\"\(item)\" is not a request item (key==value, key=value, key:=json or Header:value).")

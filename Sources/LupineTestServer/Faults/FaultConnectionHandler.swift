@@ -90,12 +90,10 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(head), promise: nil)
             state = .dripping(remaining: bytes, interval: interval, task: nil)
             drip(context: context)
-        case .interrupt(let bytes, let at, let rangeStart):
-            let headers = [
-                ("Content-Type", "application/octet-stream"),
-                ("Accept-Ranges", "bytes"),
-                ("ETag", FaultEndpoint.interruptEntityTag(bytes: bytes)),
-            ]
+        case .interrupt(let bytes, let at, let rangeStart, let stalls, let sendsEntityTag):
+            let headers =
+                [("Content-Type", "application/octet-stream"), ("Accept-Ranges", "bytes")]
+                + (sendsEntityTag ? [("ETag", FaultEndpoint.interruptEntityTag(bytes: bytes))] : [])
             if let rangeStart {
                 var response = RawResponse.head(
                     "HTTP/1.1 206 Partial Content",
@@ -107,7 +105,12 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             } else {
                 var response = RawResponse.head(headers: headers + [("Content-Length", String(bytes))], connectionID: id)
                 DeterministicBytes.forEachRun(in: 0..<at) { response.writeBytes($0) }
-                writeThenClose(response, context: context)
+                if stalls {
+                    state = .silenced
+                    context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+                } else {
+                    writeThenClose(response, context: context)
+                }
             }
         case .keepAliveOnce:
             servedKeepAliveOnce = true

@@ -22,7 +22,10 @@ enum FaultEndpoint: Equatable {
     /// `/interrupt?bytes=N&at=K`: N bytes of ``DeterministicBytes`` with an `ETag` and
     /// `Accept-Ranges`, cut off by a close after K bytes; a `Range: bytes=S-` request (with a
     /// matching or no `If-Range`) gets the rest, whole, as a `206`. For resumable downloads.
-    case interrupt(bytes: Int, at: Int, rangeStart: Int?)
+    /// With `then=stall` the connection stays open and silent after K bytes instead of closing
+    /// (for interrupting a client mid-body); with `etag=none` no `ETag` is sent, so the body has
+    /// no validator.
+    case interrupt(bytes: Int, at: Int, rangeStart: Int?, stalls: Bool, sendsEntityTag: Bool)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -71,14 +74,16 @@ enum FaultEndpoint: Equatable {
         guard let at, (0..<bytes).contains(at) else {
             return .badRequest("at must be an integer in 0..<bytes")
         }
+        let stalls = FormURLEncoding.firstValue(named: "then", in: request.query) == "stall"
+        let sendsEntityTag = FormURLEncoding.firstValue(named: "etag", in: request.query) != "none"
         let ifRange = request.header("If-Range")
         guard let range = request.header("Range"), ifRange == nil || ifRange == interruptEntityTag(bytes: bytes),
             range.hasPrefix("bytes="), range.hasSuffix("-"),
             let start = Int(range.dropFirst("bytes=".count).dropLast()), (0..<bytes).contains(start)
         else {
-            return .interrupt(bytes: bytes, at: at, rangeStart: nil)
+            return .interrupt(bytes: bytes, at: at, rangeStart: nil, stalls: stalls, sendsEntityTag: sendsEntityTag)
         }
-        return .interrupt(bytes: bytes, at: at, rangeStart: start)
+        return .interrupt(bytes: bytes, at: at, rangeStart: start, stalls: stalls, sendsEntityTag: sendsEntityTag)
     }
 
     private static func drip(query: String?) -> FaultEndpoint {

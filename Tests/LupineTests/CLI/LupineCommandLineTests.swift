@@ -6,18 +6,52 @@ import Testing
 @Suite struct LupineCommandLineTests {
     struct Outcome: Sendable {
         let status: Int32
-        let stdout: String
+        /// Standard output, byte for byte.
+        let output: [UInt8]
         let stderr: String
+        /// The process's peak resident memory, in KiB.
+        let peakResidentKiB: Int
+
+        /// Standard output as text.
+        var stdout: String { String(decoding: self.output, as: UTF8.self) }
     }
 
-    /// Runs the `lupine` binary built next to this test bundle, on a thread of its own so that
-    /// waiting for it never blocks the concurrency pool the in-process server answers on.
-    static func lupine(_ arguments: [String]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try Self.runBlocking(arguments) })
-            }.start()
+    /// Runs the `lupine` binary built next to this test bundle to its end, in `directory` (a new
+    /// temporary folder when `nil`).
+    static func lupine(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
+        let running = try Self.start(arguments, in: directory)
+        return try await running.finish()
+    }
+
+    /// A `lupine` process started by ``start(_:in:)``.
+    struct Running: Sendable {
+        let process: ChildProcess
+        let stdout: URL
+        let stderr: URL
+
+        /// Waits for the process to end and collects what it wrote.
+        func finish() async throws -> Outcome {
+            let exit = await self.process.wait()
+            defer {
+                try? FileManager.default.removeItem(at: self.stdout.deletingLastPathComponent())
+            }
+            return Outcome(
+                status: exit.status,
+                output: Array(try Data(contentsOf: self.stdout)),
+                stderr: String(decoding: try Data(contentsOf: self.stderr), as: UTF8.self),
+                peakResidentKiB: exit.peakResidentKiB
+            )
         }
+    }
+
+    /// Starts `lupine` in `directory` (a new temporary folder when `nil`); its output goes to
+    /// files in a folder of its own.
+    static func start(_ arguments: [String], in directory: URL? = nil) throws -> Running {
+        let outputs = try temporaryFolder()
+        let stdout = outputs.appending(path: "stdout")
+        let stderr = outputs.appending(path: "stderr")
+        let process = try ChildProcess.start(Self.executable, arguments, in: directory ?? outputs, stdout: stdout, stderr: stderr)
+        return Running(process: process, stdout: stdout, stderr: stderr)
     }
 
     /// The `lupine` binary built next to this test bundle.
@@ -26,25 +60,6 @@ import Testing
         let beside = directory.appendingPathComponent("lupine")
         // `swift test` runs the bundle from inside `LupinePackageTests.xctest/…` on some layouts.
         return FileManager.default.fileExists(atPath: beside.path) ? beside : directory.deletingLastPathComponent().appendingPathComponent("lupine")
-    }
-
-    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self)
-        )
     }
 
     static func json(_ text: String) -> [String: Any]? {
@@ -92,9 +107,11 @@ import Testing
         defer { Task { await server.stop() } }
         let outcome = try await Self.lupine(["get", server.baseURL.absoluteString + "/basic-auth/u/p", "--auth", "u:p", "-v"])
         #expect(outcome.status == 0)
-        #expect(outcome.stdout.contains("HTTP/1.1 200 OK"))
-        #expect(outcome.stdout.contains("Authorization: <redacted>"))
-        #expect(outcome.stdout.contains("\"authenticated\""))
+        // The heads go to stderr, as the help says; stdout keeps the body alone.
+        #expect(outcome.stderr.contains("HTTP/1.1 200 OK"))
+        #expect(outcome.stderr.contains("Authorization: <redacted>"))
+        #expect(!outcome.stderr.contains("u:p"))
+        #expect(Self.json(outcome.stdout)?["authenticated"] as? Bool == true)
     }
 
     @Test func failuresAreOneLineOnStderrWithANonZeroExit() async throws {
@@ -117,5 +134,16 @@ import Testing
         defer { Task { await server.stop() } }
         let outcome = try await Self.lupine(["get", server.baseURL.absoluteString + "/redirect/3", "--max-redirects", "1"])
         #expect(outcome.status == 6)
+    }
+
+    @Test(arguments: ["Xé:1", "X-A:1\r\nInjected: 2", "X-B:a\u{1}b", "Bad Name:1"])
+    func anInvalidHeaderItemIsRefusedBeforeSending(item: String) async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let outcome = try await Self.lupine(["get", server.baseURL.absoluteString + "/get", item])
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(outcome.stderr.hasPrefix("lupine: Invalid header \""), "\(outcome.stderr)")
+        #expect(outcome.stderr.split(separator: "\n").count == 1)
+        #expect(server.connections.accepted == 0)
     }
 }

@@ -48,7 +48,13 @@ import Testing
 
     @Test func statusFailureKeepsTheLastValueAndError() throws {
         let result = try self.serialize(#"{"a":1}"#, contentType: "application/json", status: .notFound)
-        #expect(result.error?.unacceptableContentType?.acceptable == ["application/x-plist"])
+        // The last (property-list) serializer rejects both: the status, with the type underneath.
+        #expect(result.error?.unacceptableStatus?.code == 404)
+        guard case .responseValidationFailed(.unacceptableStatusCode(_, _, _, let underlying)) = result.error else {
+            Issue.record("expected unacceptableStatusCode, got \(String(describing: result.error))")
+            return
+        }
+        #expect(underlying?.unacceptableContentType?.acceptable == ["application/x-plist"])
 
         let jsonOnly = CompoundResponseSerializer([XMLParserResponseSerializer(), JSONResponseSerializer()])
         let last = try self.serialize(#"{"a":1}"#, contentType: "application/json", status: .notFound, with: jsonOnly)

@@ -38,7 +38,7 @@ enum SerializationFailure: Equatable {
 extension LupineError {
     /// The code and body of an unacceptable-status-code error.
     var unacceptableStatus: (code: Int, body: [UInt8])? {
-        guard case .responseValidationFailed(.unacceptableStatusCode(let code, _, let body)) = self else { return nil }
+        guard case .responseValidationFailed(.unacceptableStatusCode(let code, _, let body, _)) = self else { return nil }
         return (code, body)
     }
 
@@ -60,6 +60,7 @@ extension LupineError {
         case .xmlParsingFailed: return .xml
         case .propertyListSerializationFailed: return .propertyList
         case .inputDataNilOrZeroLength: return .empty
+        case .handlerFailed: return nil
         }
     }
 
@@ -70,7 +71,7 @@ extension LupineError {
         case .jsonSerializationFailed(let why), .decodingFailed(let why), .xmlParsingFailed(let why),
             .propertyListSerializationFailed(let why):
             return why
-        case .stringSerializationFailed, .inputDataNilOrZeroLength:
+        case .stringSerializationFailed, .inputDataNilOrZeroLength, .handlerFailed:
             return nil
         }
     }

@@ -100,7 +100,7 @@ import Testing
             let completion = try await self.download(manager) { done in
                 manager.downloadTask(with: Request(url: server.baseURL.appending(path: "status/404")), completionHandler: done)
             }
-            guard case .responseValidationFailed(.unacceptableStatusCode(404, _, _)) = completion.error else {
+            guard case .responseValidationFailed(.unacceptableStatusCode(404, _, _, _)) = completion.error else {
                 Issue.record("expected a 404 validation error, got \(String(describing: completion.error))")
                 return
             }
@@ -259,7 +259,7 @@ import Testing
             let completion = try await self.download(manager) { done in
                 try manager.downloadTask(with: Request(url: url), resumeData: resumeData, completionHandler: done)
             }
-            guard case .responseValidationFailed(.unacceptableStatusCode(503, _, _)) = completion.error else {
+            guard case .responseValidationFailed(.unacceptableStatusCode(503, _, _, _)) = completion.error else {
                 Issue.record("expected a 503, got \(String(describing: completion.error))")
                 return
             }

@@ -11,22 +11,22 @@ import Testing
     }
 
     @Test func aStrongEntityTagIsUsedAndAWeakOneIsNot() throws {
-        #expect(RequestExecutor.validator(of: try self.head([("ETag", "\"v1\"")]))?.entityTag == "\"v1\"")
-        #expect(RequestExecutor.validator(of: try self.head([("ETag", "W/\"v1\"")])) == nil)
+        #expect(ResumeData.validator(of: try self.head([("ETag", "\"v1\"")]))?.entityTag == "\"v1\"")
+        #expect(ResumeData.validator(of: try self.head([("ETag", "W/\"v1\"")])) == nil)
     }
 
     @Test func lastModifiedCountsOnlyWhenASecondOlderThanTheResponse() throws {
         let strong = try self.head([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Date", "Sun, 06 Nov 1994 08:49:38 GMT")])
-        #expect(RequestExecutor.validator(of: strong)?.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(ResumeData.validator(of: strong)?.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
         let sameSecond = try self.head([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")])
-        #expect(RequestExecutor.validator(of: sameSecond) == nil)
+        #expect(ResumeData.validator(of: sameSecond) == nil)
         let undated = try self.head([("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")])
-        #expect(RequestExecutor.validator(of: undated) == nil)
+        #expect(ResumeData.validator(of: undated) == nil)
         let garbled = try self.head([("Last-Modified", "yesterday"), ("Date", "Sun, 06 Nov 1994 08:49:38 GMT")])
-        #expect(RequestExecutor.validator(of: garbled) == nil)
+        #expect(ResumeData.validator(of: garbled) == nil)
     }
 
     @Test func aServerRefusingRangesGivesNoValidator() throws {
-        #expect(RequestExecutor.validator(of: try self.head([("ETag", "\"v1\""), ("Accept-Ranges", "none")])) == nil)
+        #expect(ResumeData.validator(of: try self.head([("ETag", "\"v1\""), ("Accept-Ranges", "none")])) == nil)
     }
 }

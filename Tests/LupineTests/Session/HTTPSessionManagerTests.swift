@@ -108,7 +108,7 @@ import Testing
                     continuation.resume(returning: $0)
                 }.resume()
             }
-            guard case .responseValidationFailed(.unacceptableStatusCode(418, _, let body)) = completion.error else {
+            guard case .responseValidationFailed(.unacceptableStatusCode(418, _, let body, _)) = completion.error else {
                 Issue.record("expected a status error, got \(String(describing: completion.error))")
                 return
             }
@@ -141,7 +141,7 @@ import Testing
             let failure = await awaitCallback { done in
                 manager.get("status/500", success: { _, value in done(.success(value)) }, failure: { _, error in done(.failure(error)) })
             }
-            guard case .failure(.responseValidationFailed(.unacceptableStatusCode(500, _, _))) = failure else {
+            guard case .failure(.responseValidationFailed(.unacceptableStatusCode(500, _, _, _))) = failure else {
                 Issue.record("expected a 500 error, got \(failure)")
                 return
             }

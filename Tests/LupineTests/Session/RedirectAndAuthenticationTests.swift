@@ -103,7 +103,7 @@ import Testing
             await #expect {
                 _ = try await manager.get("basic-auth/user/passwd")
             } throws: { error in
-                guard case LupineError.responseValidationFailed(.unacceptableStatusCode(401, _, _)) = error else { return false }
+                guard case LupineError.responseValidationFailed(.unacceptableStatusCode(401, _, _, _)) = error else { return false }
                 return true
             }
         }

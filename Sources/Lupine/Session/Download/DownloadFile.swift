@@ -36,21 +36,16 @@ final class DownloadFile {
         return DownloadFile(url: url, handle: handle, length: 0)
     }
 
-    /// The file of `resumeData`, cut back to the bytes they account for.
+    /// The file of `resumeData`, to continue after the bytes they account for. Nothing in it
+    /// changes until the caller truncates or appends: an answer that brings no body (an error
+    /// page, a refused connection) leaves the file as it was.
     static func reopen(_ resumeData: ResumeData) async throws(LupineError) -> DownloadFile {
         let url = resumeData.temporaryFileURL
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path))?[.size] as? Int
         guard let size, size >= resumeData.bytesReceived else {
             throw .downloadFailed(.temporaryFileMissing(url))
         }
-        let file = DownloadFile(url: url, handle: try await Self.open(url, flags: 0), length: size)
-        do {
-            try await file.truncate(to: resumeData.bytesReceived)
-        } catch {
-            await file.close()
-            throw error
-        }
-        return file
+        return DownloadFile(url: url, handle: try await Self.open(url, flags: 0), length: resumeData.bytesReceived)
     }
 
     /// Starts writing `chunk` at the end of the file once the previous write is done; a full

@@ -40,12 +40,13 @@ extension RequestExecutor {
                 opened = try await DownloadFile.create(in: directory)
             }
             file = opened
-            var resuming = resumeData != nil
+            // Resume data at byte 0 (a file a caller wants written in place) ask for the whole body.
+            var resuming = (resumeData?.bytesReceived ?? 0) > 0
             while true {
                 let request = resuming ? Self.ranged(original, from: opened.length, ifRange: resumeData?.ifRange) : original
                 do {
                     outcome.data = try await self.run(task, startingWith: request, into: &outcome) { body, head in
-                        validator = Self.validator(of: head) ?? (head.statusCode == 206 ? validator : nil)
+                        validator = ResumeData.validator(of: head) ?? (head.statusCode == 206 ? validator : nil)
                         return try await self.receive(body, head: head, into: opened, resuming: resuming, task: task)
                     }
                     break
@@ -61,10 +62,10 @@ extension RequestExecutor {
                 if ownsFile {
                     await opened.remove()
                 }
-                outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data))
+                outcome.error = .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: outcome.data, underlying: nil))
                 return outcome
             }
-            outcome.fileURL = try Self.move(opened.url, for: outcome.head, to: destination)
+            outcome.fileURL = try Self.move(opened.url, for: outcome.head, to: destination, ownsFile: ownsFile)
         } catch {
             outcome.error = await Self.failure(
                 error,
@@ -90,6 +91,8 @@ extension RequestExecutor {
             guard Self.rangeStart(of: contentRange) == file.length else {
                 throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
             }
+            // Bytes past those the resume data account for go only now that the rest is coming.
+            try await file.truncate(to: file.length)
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
             wholeLength = Self.completeLength(of: contentRange).map { ($0, contentRange) }
         case 416 where resuming:
@@ -98,12 +101,12 @@ extension RequestExecutor {
                 throw RestartFromZero()
             }
             // The server says the file is already whole: nothing more to receive.
+            try await file.truncate(to: file.length)
             task.delegate.willReceiveBody(length: 0, alreadyReceived: file.length)
             return []
         case 200..<300:
-            if file.length > 0 {
-                try await file.truncate()
-            }
+            // What the file held goes only now that a whole new body is coming.
+            try await file.truncate()
             task.delegate.willReceiveBody(length: length)
         default:
             task.delegate.willReceiveBody(length: length)
@@ -127,19 +130,6 @@ extension RequestExecutor {
         return ranged
     }
 
-    /// The validator a later `If-Range` can send: a strong `ETag`, or a `Last-Modified` that is
-    /// strong (a second or more before the response's `Date`); `nil` when the response has
-    /// neither, or refuses ranges.
-    static func validator(of head: ResponseHead) -> (entityTag: String?, lastModified: String?)? {
-        guard head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" else { return nil }
-        let entityTag = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
-        let lastModified = head.headers.first(name: "Last-Modified").flatMap {
-            HTTPDate.isStrongValidator(lastModified: $0, date: head.headers.first(name: "Date")) ? $0 : nil
-        }
-        guard entityTag != nil || lastModified != nil else { return nil }
-        return (entityTag, lastModified)
-    }
-
     /// The first byte of `bytes first-last/complete`.
     private static func rangeStart(of contentRange: String?) -> Int? {
         guard let contentRange, contentRange.lowercased().hasPrefix("bytes ") else { return nil }
@@ -151,23 +141,28 @@ extension RequestExecutor {
         contentRange?.split(separator: "/").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
-    /// Moves the finished file where `destination` says; without one it stays where it is.
-    private static func move(_ file: URL, for head: ResponseHead?, to destination: DownloadDestination?) throws(LupineError) -> URL {
+    /// Moves the finished file where `destination` says (see ``FilePlacement``: only a regular
+    /// file is ever replaced, and only when asked); without one it stays where it is. A file that
+    /// cannot be placed is removed if this run made it.
+    private static func move(_ file: URL, for head: ResponseHead?, to destination: DownloadDestination?, ownsFile: Bool) throws(LupineError) -> URL {
         guard let destination, let head else { return file }
         let (target, options) = destination(file, head)
         guard target.standardizedFileURL != file.standardizedFileURL else { return file }
         do {
-            if options.contains(.createIntermediateDirectories) {
-                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if options.contains(.removePreviousFile), FileManager.default.fileExists(atPath: target.path) {
-                try FileManager.default.removeItem(at: target)
-            }
-            try FileManager.default.moveItem(at: file, to: target)
-            return target
+            return try FilePlacement.place(
+                file,
+                at: target,
+                replacing: options.contains(.removePreviousFile),
+                creatingFolders: options.contains(.createIntermediateDirectories)
+            )
         } catch {
-            try? FileManager.default.removeItem(at: file)
-            throw .downloadFailed(.cannotMoveFile(from: file, to: target, reason: error.debugReason))
+            if ownsFile {
+                try? FileManager.default.removeItem(at: file)
+            }
+            switch error {
+            case .notReplaceable(let url, let reason): throw .downloadFailed(.destinationNotReplaceable(url, reason: reason))
+            case .failed(let url, let reason): throw .downloadFailed(.cannotMoveFile(from: file, to: url, reason: reason))
+            }
         }
     }
 

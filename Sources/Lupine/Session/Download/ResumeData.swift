@@ -14,10 +14,15 @@ public struct ResumeData: Codable, Sendable, Equatable {
 
     /// The format of these resume data.
     public var version: Int
-    /// The URL the bytes came from (after redirects): where the rest is asked for.
-    public var url: URL
-    /// The URL the download was started with, when it redirected to ``url``.
-    public var originalURL: URL?
+    /// The URL the bytes came from (after redirects): where the rest is asked for. Never with
+    /// user-info: credentials are not kept in resume data.
+    public var url: URL {
+        didSet { self.url = self.url.withoutUserInfo }
+    }
+    /// The URL the download was started with, when it redirected to ``url``; never with user-info.
+    public var originalURL: URL? {
+        didSet { self.originalURL = self.originalURL?.withoutUserInfo }
+    }
     /// The response's strong `ETag`, if it had one.
     public var entityTag: String?
     /// The response's `Last-Modified`, if it had one.
@@ -30,11 +35,37 @@ public struct ResumeData: Codable, Sendable, Equatable {
     /// Creates resume data; for instance for a partial file a previous run left behind.
     public init(url: URL, entityTag: String? = nil, lastModified: String? = nil, bytesReceived: Int, temporaryFileURL: URL) {
         self.version = Self.currentVersion
-        self.url = url
+        self.url = url.withoutUserInfo
         self.entityTag = entityTag
         self.lastModified = lastModified
         self.bytesReceived = bytesReceived
         self.temporaryFileURL = temporaryFileURL
+    }
+
+    /// Resume data for a download whose response was `head`: its validator, if it has one
+    /// (``validator(of:)``), and the bytes of the body `temporaryFileURL` holds.
+    public init(url: URL, response head: ResponseHead, bytesReceived: Int, temporaryFileURL: URL) {
+        let validator = Self.validator(of: head)
+        self.init(
+            url: url,
+            entityTag: validator?.entityTag,
+            lastModified: validator?.lastModified,
+            bytesReceived: bytesReceived,
+            temporaryFileURL: temporaryFileURL
+        )
+    }
+
+    /// The validator a later `If-Range` can send for `head`'s body: a strong `ETag`, or a
+    /// `Last-Modified` that is strong (a second or more before the response's `Date`); `nil` when
+    /// the response has neither, or refuses ranges.
+    public static func validator(of head: ResponseHead) -> (entityTag: String?, lastModified: String?)? {
+        guard head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" else { return nil }
+        let entityTag = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        let lastModified = head.headers.first(name: "Last-Modified").flatMap {
+            HTTPDate.isStrongValidator(lastModified: $0, date: head.headers.first(name: "Date")) ? $0 : nil
+        }
+        guard entityTag != nil || lastModified != nil else { return nil }
+        return (entityTag, lastModified)
     }
 
     /// Reads resume data produced by ``encoded()``.
@@ -57,6 +88,8 @@ public struct ResumeData: Codable, Sendable, Equatable {
         }
         do {
             self = try JSONDecoder().decode(Self.self, from: data)
+            self.url = self.url.withoutUserInfo
+            self.originalURL = self.originalURL?.withoutUserInfo
         } catch {
             throw .downloadFailed(.resumeDataCorrupt(reason: error.debugReason))
         }
@@ -79,7 +112,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
     /// Whether these resume data continue a download of `url` (without user-info, which never
     /// travels in a URL): the URL it was started with or the one it came from.
     public func belongs(to url: URL) -> Bool {
-        let bare = url.splittingUserInfo()?.url ?? url
+        let bare = url.withoutUserInfo
         return [self.url, self.originalURL].contains { $0?.absoluteString == bare.absoluteString }
     }
 

@@ -12,12 +12,13 @@ import NIOPosix
 /// from its start to its end with `read(2)` on NIO's thread pool, handing on each chunk as soon
 /// as it is there, as curl does for such files.
 ///
-/// Waiting never holds a pool thread for long and can always be cancelled: each pool job waits
-/// at most ``pollInterval`` for data and then gives its thread back. On Linux a FIFO is opened
-/// without waiting for a writer; the first read then waits for one instead, cancellably.
+/// Waiting holds no thread and can always be cancelled: a pool job only checks, without waiting,
+/// whether data is there, and while none is the reader sleeps (1 ms at first, up to
+/// ``longestPause``) before it checks again. On Linux a FIFO is opened without waiting for a
+/// writer; the first read then waits for one instead, in the same way.
 struct SequentialFileReader: Sendable {
-    /// The longest one pool job waits for data before giving its thread back.
-    static let pollInterval: CInt = 100
+    /// The longest pause between two checks of a file that has no data yet.
+    static let longestPause = Duration.milliseconds(50)
 
     let path: String
     private let handle: NIOFileHandle
@@ -48,16 +49,21 @@ struct SequentialFileReader: Sendable {
 
     /// The next bytes of the file, at most `maximumLength` of them, or `nil` at its end.
     func nextChunk(maximumLength: Int) async throws -> ByteBuffer? {
+        var pause = Duration.milliseconds(1)
         while true {
             try Task.checkCancellation()
             let handle = self.handle
             let chunk = try await NIOThreadPool.singleton.runIfActive {
-                try Self.readWhenReady(handle, maximumLength: maximumLength)
+                try Self.readIfReady(handle, maximumLength: maximumLength)
             }
             switch chunk {
-            case .notReady: continue
-            case .end: return nil
-            case .bytes(let buffer): return buffer
+            case .notReady:
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, Self.longestPause)
+            case .end:
+                return nil
+            case .bytes(let buffer):
+                return buffer
             }
         }
     }
@@ -72,11 +78,11 @@ struct SequentialFileReader: Sendable {
         case bytes(ByteBuffer)
     }
 
-    /// Waits up to ``pollInterval`` for data, then reads what is there.
-    private static func readWhenReady(_ handle: NIOFileHandle, maximumLength: Int) throws -> Chunk {
+    /// Reads what is there, or reports that nothing is yet, without waiting.
+    private static func readIfReady(_ handle: NIOFileHandle, maximumLength: Int) throws -> Chunk {
         try handle.withUnsafeFileDescriptor { descriptor in
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&request, 1, Self.pollInterval)
+            let ready = poll(&request, 1, 0)
             if ready == 0 || (ready < 0 && errno == EINTR) {
                 return .notReady
             }

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import Lupine
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A download into a regular file, in place, as `lupine download` runs it (see
+/// ``DownloadCommand``): the file is continued (`--continue`) or, once the server answers with a
+/// body, rewritten; never removed, except an empty file this run created itself.
+struct FileDownload {
+    let request: Request
+    let file: URL
+    /// Whether the file was there before this run.
+    let existed: Bool
+    let continuing: Bool
+    let manager: HTTPSessionManager
+
+    func run() async throws {
+        if !self.existed {
+            try self.create()
+        }
+        self.keepRecordWhenTheHeadArrives()
+        let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+        let running = NIOLockedValueBox<DownloadTask?>(nil)
+        let watch = TerminationSignal.watch { _ in running.withLockedValue { $0 }?.cancel() }
+        defer { watch.stop() }
+        let resumeData = self.resumeData()
+        var progress: (@Sendable (Progress) -> Void)?
+        if let bar {
+            progress = { bar.update($0) }
+        }
+        let completion: TaskCompletion = try await withCheckedThrowingContinuation { continuation in
+            do {
+                let task = try self.manager.downloadTask(with: self.request, resumeData: resumeData, progress: progress) {
+                    continuation.resume(returning: $0)
+                }
+                running.withLockedValue { $0 = task }
+                // A signal that came before the task was known.
+                if watch.receivedSignal != nil {
+                    task.cancel()
+                }
+                task.resume()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        bar?.finish()
+        if let error = completion.error {
+            throw self.failure(error, signal: watch.receivedSignal)
+        }
+        ResumeRecord.remove(for: self.file)
+        let resumed = completion.response?.statusCode == 206 ? " (resumed)" : ""
+        FileHandle.standardError.write(Data("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(self.file.path)\(resumed)\n".utf8))
+    }
+
+    /// What the library continues: with `--continue`, the file's bytes and the validator of its
+    /// record (when the record is for this URL); otherwise the whole body, into the same file.
+    private func resumeData() -> ResumeData {
+        let length = self.continuing ? Self.size(of: self.file) : 0
+        var resumeData = ResumeData(url: self.request.url, bytesReceived: length, temporaryFileURL: self.file)
+        if length > 0, let saved = ResumeRecord.read(for: self.file), saved.belongs(to: self.request.url) {
+            resumeData.entityTag = saved.entityTag
+            resumeData.lastModified = saved.lastModified
+        }
+        return resumeData
+    }
+
+    /// Saves the record as soon as a response with a body arrives: the validator of a new body
+    /// (or no record when it has none); a `206` without one keeps the record it continues.
+    private func keepRecordWhenTheHeadArrives() {
+        let (url, file) = (self.request.url, self.file)
+        self.manager.hooks.didReceiveResponse = { _, head in
+            guard (200..<300).contains(head.statusCode) else { return .allow }
+            let record = ResumeData(url: url, response: head, bytesReceived: 0, temporaryFileURL: file)
+            if record.entityTag != nil || record.lastModified != nil {
+                ResumeRecord.write(record, for: file)
+            } else if head.statusCode != 206 {
+                ResumeRecord.remove(for: file)
+            }
+            return .allow
+        }
+    }
+
+    /// Creates the file, empty, readable as the user's umask allows.
+    private func create() throws {
+        let descriptor = open(self.file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666)
+        guard descriptor >= 0 else {
+            throw HTTPExchange.fail("cannot create \(self.file.path): \(String(cString: strerror(errno)))", code: 1)
+        }
+        close(descriptor)
+    }
+
+    /// The exit for `error`, after removing the file when this run created it and nothing came.
+    private func failure(_ error: LupineError, signal: Int32?) -> ExitCode {
+        let size = Self.size(of: self.file)
+        if !self.existed, size == 0 {
+            unlink(self.file.path)
+        }
+        let resumable = "run it again with --continue to resume"
+        if let signal {
+            let name = TerminationSignal.name(of: signal)
+            let message = size > 0 ? "download stopped by \(name) after \(size) bytes; \(resumable)" : "download stopped by \(name)"
+            return HTTPExchange.fail(message, code: TerminationSignal.exitStatus(for: signal))
+        }
+        switch error {
+        case .downloadFailed(.interrupted(_, let underlying)):
+            return HTTPExchange.fail("download interrupted after \(size) bytes (\(underlying.description)); \(resumable)", code: HTTPExchange.exitCode(for: underlying))
+        case .transport where size > 0:
+            return HTTPExchange.fail("download interrupted after \(size) bytes (\(error.description)); \(resumable)", code: HTTPExchange.exitCode(for: error))
+        default:
+            return HTTPExchange.fail(error.description, code: HTTPExchange.exitCode(for: error))
+        }
+    }
+
+    /// The length of the file at `url` (0 when there is none).
+    static func size(of url: URL) -> Int {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? Int(info.st_size) : 0
+    }
+}

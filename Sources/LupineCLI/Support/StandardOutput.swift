@@ -1,0 +1,72 @@
+import Foundation
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+
+private let systemWrite = Darwin.write
+#endif
+
+/// Unbuffered writes to standard output: bytes go out exactly as given, as soon as given.
+enum StandardOutput {
+    /// Whether standard output is a terminal (then bodies may be formatted for a person).
+    static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Writes `line` and a newline; a closed output is not worth failing over.
+    static func writeLine(_ line: String) {
+        try? Self.write(Array((line + "\n").utf8))
+    }
+
+    /// Writes `bytes` whole to standard output.
+    ///
+    /// - Throws: ``OutputError`` when the output is gone (a closed pipe) or full.
+    static func write(_ bytes: some Collection<UInt8>) throws(OutputError) {
+        try Self.write(bytes, to: STDOUT_FILENO)
+    }
+
+    /// Writes `bytes` whole to `descriptor`, retrying after signals and short writes.
+    static func write(_ bytes: some Collection<UInt8>, to descriptor: CInt) throws(OutputError) {
+        let error: CInt? = bytes.withContiguousStorageIfAvailable { buffer in
+            Self.writeAll(buffer, to: descriptor)
+        } ?? Array(bytes).withUnsafeBufferPointer { Self.writeAll($0, to: descriptor) }
+        if let error {
+            throw OutputError(code: error)
+        }
+    }
+
+    /// Writes the readable bytes of `buffer` whole to `descriptor`.
+    static func write(_ buffer: ByteBuffer, to descriptor: CInt = STDOUT_FILENO) throws(OutputError) {
+        let error = buffer.withUnsafeReadableBytes { raw in
+            Self.writeAll(raw.bindMemory(to: UInt8.self), to: descriptor)
+        }
+        if let error {
+            throw OutputError(code: error)
+        }
+    }
+
+    /// `write(2)` until every byte is out; the `errno` that stopped it, if any.
+    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: CInt) -> CInt? {
+        var offset = 0
+        while offset < buffer.count {
+            guard let base = buffer.baseAddress else { return nil }
+            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+}
+
+/// Output that could not be written: the reader closed the pipe, or the disk is full.
+struct OutputError: Error, CustomStringConvertible {
+    let code: CInt
+
+    var description: String { "could not write the output: \(String(cString: strerror(self.code)))" }
+}

@@ -1,0 +1,123 @@
+import Crypto
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An interrupted `lupine download` keeps its bytes where `--continue` finds them, whatever
+/// stopped it: a signal to the real process (SIGINT, SIGTERM, SIGKILL) or a cut connection,
+/// with or without a validator.
+@Suite struct LupineDownloadInterruptionTests {
+    static let length = 1_000_000
+    static let cut = 400_000
+
+    @Test(arguments: [SIGINT, SIGTERM, SIGKILL])
+    func aSignalMidBodyKeepsTheBytesForContinue(signal: Int32) async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let file = sandbox.work.appending(path: "big.bin")
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
+        // The server sends `cut` bytes, then holds the connection open in silence.
+        let running = try LupineCommandLineTests.start(["download", url + "&then=stall", "-o", "big.bin"], in: sandbox.work)
+        try await Self.waitUntil(file, holds: Self.cut)
+        running.process.send(signal)
+        let stopped = try await running.finish()
+        #expect(stopped.status == 128 + signal)
+        if signal != SIGKILL {
+            #expect(stopped.stderr.contains("--continue"), "\(stopped.stderr)")
+        }
+        #expect(FileDownloadProbe.size(of: file) == Self.cut)
+        let record = sandbox.work.appending(path: "big.bin.lupine-resume")
+        #expect(try ResumeData(encoded: Array(Data(contentsOf: record))).entityTag == "\"interrupt-\(Self.length)\"")
+
+        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "big.bin", "--continue"], in: sandbox.work)
+        #expect(continued.status == 0, "\(continued.stderr)")
+        #expect(continued.stderr.contains("(resumed)"))
+        #expect(try Self.sha256(of: file) == Self.expectedDigest)
+        #expect(try sandbox.workContents() == ["big.bin"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    @Test func aCutTransferWithoutValidatorKeepsItsBytes() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let file = sandbox.work.appending(path: "plain.bin")
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)&etag=none"
+        let cut = try await LupineCommandLineTests.lupine(["download", url, "-o", "plain.bin"], in: sandbox.work)
+        #expect(cut.status == 1)
+        #expect(cut.stderr.contains("--continue"), "\(cut.stderr)")
+        #expect(FileDownloadProbe.size(of: file) == Self.cut)
+        // No validator, no record: the continuation sends Range alone, as curl -C - does.
+        #expect(try sandbox.workContents() == ["plain.bin"])
+        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "plain.bin", "--continue"], in: sandbox.work)
+        #expect(continued.status == 0, "\(continued.stderr)")
+        #expect(try Self.sha256(of: file) == Self.expectedDigest)
+    }
+
+    @Test func theResumeRecordHoldsNoCredentialsAndIsPrivate() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let address = server.faultsBaseURL.absoluteString.replacingOccurrences(of: "http://", with: "http://alice:s3cret@")
+        let url = address + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
+        let cut = try await LupineCommandLineTests.lupine(["download", url, "-o", "f.bin"], in: sandbox.work)
+        #expect(cut.status == 1)
+        #expect(!cut.stderr.contains("s3cret"))
+        let record = sandbox.work.appending(path: "f.bin.lupine-resume")
+        let text = String(decoding: try Data(contentsOf: record), as: UTF8.self)
+        #expect(!text.contains("s3cret") && !text.contains("alice"), "\(text)")
+        var info = stat()
+        #expect(stat(record.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    /// SHA-256 of the whole body `/interrupt` serves.
+    static let expectedDigest = sha256(ofDeterministicBytes: length)
+
+    /// SHA-256 of the first `length` bytes of ``DeterministicBytes``, as the server's byte
+    /// endpoints serve them.
+    static func sha256(ofDeterministicBytes length: Int) -> String {
+        var hash = SHA256()
+        DeterministicBytes.forEachRun(in: 0..<length) { hash.update(data: $0) }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// SHA-256 of `file`, read in chunks.
+    static func sha256(of file: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        var hash = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hash.update(data: chunk)
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Waits (at most 30 s) until `file` holds `length` bytes: the condition the signal needs,
+    /// checked every 10 ms.
+    static func waitUntil(_ file: URL, holds length: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while FileDownloadProbe.size(of: file) < length {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(file.path) never reached \(length) bytes")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// File sizes, for tests.
+enum FileDownloadProbe {
+    static func size(of url: URL) -> Int {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? Int(info.st_size) : -1
+    }
+}
