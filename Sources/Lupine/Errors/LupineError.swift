@@ -132,69 +132,72 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case invalidLocation(String)
     }
 
+    /// One plain sentence saying what failed and, where it helps, what to do; never a URL's
+    /// credentials.
     public var description: String {
         switch self {
         case .invalidURL(let string):
-            return "\"\(string)\" is not a valid URL."
+            return "\(MessageText.url(string)) is not a valid URL"
         case .parameterEncodingFailed(let reason):
             switch reason {
             case .jsonEncodingFailed(let parameters, let why):
-                return "The parameters \(parameters) cannot be encoded as JSON: \(why)."
+                return "the parameters \(MessageText.oneLine(parameters)) cannot be encoded as JSON: \(MessageText.oneLine(why))"
             case .propertyListEncodingFailed(let parameters, let why):
-                return "The parameters \(parameters) cannot be encoded as a property list: \(why)."
+                return "the parameters \(MessageText.oneLine(parameters)) cannot be encoded as a property list: \(MessageText.oneLine(why))"
             case .customEncodingFailed(let error):
-                return "The custom query-string serialization failed: \(error)."
+                return "the custom query-string serialization failed: \(TransportErrorWords.describe(error))"
             case .methodNotAllowed(let method):
-                return "A \(method) request cannot carry a multipart body."
+                return "a \(MessageText.oneLine(method)) request cannot carry a multipart body"
             case .unsupportedValue(let key, let type):
-                return "The parameter \(key.debugDescription) is a \(type), which cannot be sent as a query, form or multipart field; convert it to a string first."
+                return "the parameter \(MessageText.oneLine(key.debugDescription)) is a \(type), which cannot be sent as a query, form or multipart field; convert it to a string first"
             }
         case .multipartEncodingFailed(let reason):
             return Self.describe(reason)
         case .responseValidationFailed(let reason):
             switch reason {
             case .unacceptableStatusCode(let code, let head, _, _):
-                return "Request failed: \(head.status.reasonPhrase.lowercased()) (\(code)) from \(head.url.absoluteString)."
+                return "the server answered \(code) \(head.status.reasonPhrase.lowercased()) for \(MessageText.url(head.url))"
             case .unacceptableContentType(let contentType, let acceptable, _, _):
-                return "Request failed: unacceptable content-type \(contentType ?? "(none)"); expected one of \(acceptable.joined(separator: ", "))."
+                let type = contentType.map { "content type \(MessageText.oneLine($0))" } ?? "no content type"
+                return "the response has \(type); expected one of \(acceptable.joined(separator: ", "))"
             }
         case .responseSerializationFailed(let reason):
             switch reason {
             case .jsonSerializationFailed(let why):
-                return "The response is not valid JSON: \(why)."
+                return "the response is not valid JSON: \(MessageText.oneLine(why))"
             case .decodingFailed(let why):
-                return "The response could not be decoded: \(why)."
+                return "the response could not be decoded: \(MessageText.oneLine(why))"
             case .stringSerializationFailed(let encoding):
-                return "The response could not be decoded as \(encoding) text."
+                return "the response could not be decoded as \(encoding) text"
             case .xmlParsingFailed(let why):
-                return "The response is not valid XML: \(why)."
+                return "the response is not valid XML: \(MessageText.oneLine(why))"
             case .propertyListSerializationFailed(let why):
-                return "The response is not a valid property list: \(why)."
+                return "the response is not a valid property list: \(MessageText.oneLine(why))"
             case .handlerFailed(let error):
-                return "The response handler failed: \(error)"
+                return "the response handler failed: \(TransportErrorWords.describe(error))"
             case .inputDataNilOrZeroLength:
-                return "The response body is empty."
+                return "the response body is empty"
             }
         case .downloadFailed(let reason):
             return Self.describe(reason)
         case .redirectFailed(.tooManyRedirects(let limit)):
-            return "Stopped after \(limit) redirects."
+            return "stopped after \(limit) redirects"
         case .redirectFailed(.loop(let url)):
-            return "The redirects loop back to \(url.absoluteString)."
+            return "the redirects loop back to \(MessageText.url(url))"
         case .redirectFailed(.invalidLocation(let location)):
-            return "The redirect cannot be followed: its Location \(RedirectPolicy.displayed(location)) is not a valid URL."
+            return "the redirect cannot be followed: its Location \(RedirectPolicy.displayed(location)) is not a valid URL"
         case .cancelled:
-            return "The request was cancelled."
+            return "the request was cancelled"
         case .sessionInvalidated:
-            return "The session was invalidated."
+            return "the session was invalidated"
         case .transport(let error):
             return error.description
         case .serverTrustEvaluationFailed(let host, let reason, _):
-            return "The certificate of \(host) was not trusted: \(reason)."
+            return "the certificate of \(host) is not trusted: \(MessageText.oneLine(reason))"
         case .pinningRequiresSecureBaseURL(let url):
-            return "A pinning security policy needs an https base URL; the manager's is \(url?.absoluteString ?? "not set")."
+            return "a pinning security policy needs an https base URL; the manager's is \(url.map(MessageText.url) ?? "not set")"
         case .certificateLoadingFailed(let path, let reason):
-            return "No certificate could be loaded from \(path): \(reason)."
+            return "no certificate could be loaded from \(MessageText.oneLine(path)): \(MessageText.oneLine(reason))"
         case .invalidHeader(let name, let reason):
             return HeaderFieldValidation.message(name: name, reason: reason)
         }
@@ -203,44 +206,49 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     private static func describe(_ reason: MultipartEncodingFailureReason) -> String {
         switch reason {
         case .fileURLInvalid(let url):
-            return "The multipart file part \(url.absoluteString) is not a file URL."
+            return "the multipart file part \(MessageText.url(url)) is not a file URL"
         case .fileNotFound(let url):
-            return "The multipart file part \(url.path) does not exist."
+            return "the multipart file part \(Self.path(url)) does not exist"
         case .fileIsDirectory(let url):
-            return "The multipart file part \(url.path) is a directory."
+            return "the multipart file part \(Self.path(url)) is a directory"
         case .fileNotReadable(let url):
-            return "The multipart file part \(url.path) cannot be read."
+            return "the multipart file part \(Self.path(url)) cannot be read"
         case .fileChangedSize(let url, let expected, let found):
-            return "The multipart file part \(url.path) changed size from \(expected) to \(found) bytes before it was sent."
+            return "the multipart file part \(Self.path(url)) changed size from \(expected) to \(found) bytes before it was sent"
         case .streamLengthMismatch(let part, let declared, let produced):
-            return "The multipart stream part \"\(part)\" produced \(produced) bytes instead of its declared \(declared)."
+            return "the multipart stream part \(MessageText.oneLine(part)) produced \(produced) bytes instead of its declared \(declared)"
         case .requestHasNoMultipartBody:
-            return "The request has no multipart body to write."
+            return "the request has no multipart body to write"
         case .outputFileWriteFailed(let url, let why):
-            return "The multipart body could not be written to \(url.path): \(why)."
+            return "the multipart body could not be written to \(Self.path(url)): \(MessageText.oneLine(why))"
         }
     }
 
     private static func describe(_ reason: DownloadFailureReason) -> String {
         switch reason {
         case .resumeDataCorrupt(let why):
-            return "The resume data are corrupt: \(why)."
+            return "the resume data are corrupt: \(MessageText.oneLine(why))"
         case .resumeDataVersionUnsupported(let found, let supported):
-            return "The resume data have format \(found); this version of Lupine reads format \(supported)."
+            return "the resume data have format \(found); this version of Lupine reads format \(supported)"
         case .resumeDataForAnotherURL(let expected, let found):
-            return "The resume data are for \(found.absoluteString), not \(expected.absoluteString)."
+            return "the resume data are for \(MessageText.url(found)), not \(MessageText.url(expected))"
         case .temporaryFileMissing(let url):
-            return "The partial download \(url.path) is missing or shorter than the resume data say."
+            return "the partial download \(Self.path(url)) is missing or shorter than the resume data say"
         case .fileWriteFailed(let url, let why):
-            return "The download could not be written to \(url.path): \(why)."
+            return "the download could not be written to \(Self.path(url)): \(MessageText.oneLine(why))"
         case .cannotMoveFile(let from, let to, let why):
-            return "The download could not be moved from \(from.path) to \(to.path): \(why)."
+            return "the download could not be moved from \(Self.path(from)) to \(Self.path(to)): \(MessageText.oneLine(why))"
         case .destinationNotReplaceable(let url, let why):
-            return "The download was not saved: \(url.path) \(why), and only a regular file is ever replaced."
+            return "the download was not saved: \(Self.path(url)) \(MessageText.oneLine(why)), and only a regular file is ever replaced"
         case .unexpectedContentRange(let range):
-            return "The server resumed at the wrong place (Content-Range: \(range ?? "none"))."
+            return "the server resumed at the wrong place, Content-Range: \(range.map(MessageText.oneLine) ?? "none")"
         case .interrupted(_, let underlying):
-            return "The download was interrupted and can be resumed: \(underlying.description)"
+            return "the download was interrupted and can be resumed: \(underlying.description)"
         }
+    }
+
+    /// A file URL's path on one line.
+    private static func path(_ url: URL) -> String {
+        MessageText.oneLine(url.path)
     }
 }

@@ -25,11 +25,11 @@ public enum ServerTrustFailureReason: Error, Hashable, CustomStringConvertible {
         case .expired:
             return "a certificate in the chain is expired or not yet valid"
         case .nameMismatch(let domain):
-            return "the certificate is not valid for \(domain) (name mismatch)"
+            return "the certificate's names do not include \(domain), a name mismatch"
         case .untrustedRoot:
-            return "the chain does not lead to a trusted root (untrusted root)"
+            return "the chain leads to an untrusted root"
         case .pinMismatch:
-            return "no pinned certificate or key matches the chain (pin mismatch)"
+            return "no pinned certificate or key matches the chain, a pin mismatch"
         case .domainValidationRequiresPinning:
             return "invalid certificates are allowed with domain validation but nothing is pinned"
         }

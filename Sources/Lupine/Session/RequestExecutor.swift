@@ -202,7 +202,9 @@ extension Request.Body {
         switch self {
         case .none: return 0
         case .bytes(let bytes): return bytes.count
-        case .file(let url): return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        case .file(let url):
+            if case .sized(let length)? = try? FileBodyKind.of(path: url.path) { return length }
+            return nil
         case .stream(let length, _): return length
         case .multipart(let form): return form.contentLength
         }

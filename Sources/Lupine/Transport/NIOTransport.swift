@@ -87,7 +87,8 @@ public final class NIOTransport: Transport {
         case .file(let path, let chunkSize):
             let file = FileBody(path: path, chunkSize: chunkSize)
             return try await file.withOpenFile { length, produce in
-                try await self.run(attempt, body: .streamed(length: length), replayable: true, produce: produce)
+                // A file read to its end (a FIFO) cannot be read again for a retry.
+                try await self.run(attempt, body: .streamed(length: length), replayable: length != nil, produce: produce)
             }
         }
     }

@@ -14,8 +14,8 @@ public struct TransportConfiguration: Sendable {
     public var requestTimeout: TimeAmount?
     /// Whether gzip and deflate response bodies are inflated (and `Accept-Encoding` is sent when absent).
     public var decompressesResponses: Bool
-    /// The largest inflated-to-compressed size ratio accepted before the body is abandoned as a bomb.
-    public var decompressionRatioLimit: Int
+    /// How far a gzip or deflate body may inflate before it is abandoned as a decompression bomb.
+    public var decompressionLimit: DecompressionLimit
     /// Decides whether each new TLS connection's certificate chain is trusted.
     public var serverTrustEvaluator: ServerTrustEvaluator
     /// Fixed IP addresses for host names (lowercase), used instead of name resolution, as curl's
@@ -30,7 +30,7 @@ public struct TransportConfiguration: Sendable {
         readTimeout: TimeAmount? = .seconds(60),
         requestTimeout: TimeAmount? = nil,
         decompressesResponses: Bool = true,
-        decompressionRatioLimit: Int = 100,
+        decompressionLimit: DecompressionLimit = .default,
         serverTrustEvaluator: ServerTrustEvaluator = .system,
         hostAddresses: [String: String] = [:]
     ) {
@@ -40,7 +40,7 @@ public struct TransportConfiguration: Sendable {
         self.readTimeout = readTimeout
         self.requestTimeout = requestTimeout
         self.decompressesResponses = decompressesResponses
-        self.decompressionRatioLimit = decompressionRatioLimit
+        self.decompressionLimit = decompressionLimit
         self.serverTrustEvaluator = serverTrustEvaluator
         self.hostAddresses = hostAddresses
     }

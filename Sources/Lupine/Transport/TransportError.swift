@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// A failure of the HTTP transport, with enough context for a person to act on it.
@@ -27,10 +28,12 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case connectionClosedBeforeResponse
     /// The server closed the connection before the response body was complete.
     case connectionClosedMidBody(receivedBytes: Int, expectedBytes: Int?)
-    /// The server's response violated HTTP/1.1 (malformed status line, oversized header block, …).
+    /// The server's response violated HTTP/1.1; `reason` says how, as a sentence
+    /// (`the server's response is not HTTP/1.x`).
     case invalidResponse(reason: String)
-    /// The compressed body inflated beyond the configured ratio limit (a decompression bomb).
-    case decompressionLimitExceeded(ratio: Int)
+    /// The compressed body inflated beyond `limit` (a decompression bomb): `inflatedBytes` from
+    /// `compressedBytes` when it was abandoned.
+    case decompressionLimitExceeded(inflatedBytes: Int, compressedBytes: Int, limit: DecompressionLimit)
     /// The compressed body could not be inflated.
     case decompressionFailed(reason: String)
     /// Reading the request body from its source failed.
@@ -46,52 +49,64 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The transport was shut down before or while the request ran.
     case shutdown
 
+    /// One plain sentence saying what failed, without a URL's credentials.
     public var description: String {
         switch self {
         case .invalidURL(let url):
-            return "The URL \"\(url)\" is not a valid absolute http(s) URL."
+            return "\(MessageText.url(url)) is not an absolute http or https URL"
         case .unsupportedScheme(let scheme):
-            return "The scheme \"\(scheme)\" is not supported; use http or https."
+            return "the scheme \(MessageText.oneLine(scheme)) is not supported; use http or https"
         case .hostNotFound(let host):
-            return "The host \"\(host)\" could not be resolved."
+            return "could not resolve host \(MessageText.oneLine(host))"
         case .connectionFailed(let host, let port, let underlying):
-            return "Could not connect to \(host):\(port): \(underlying)."
+            return TransportErrorWords.connectFailure(underlying, host: host, port: port)
         case .connectTimeout(let host, let port, let timeout):
-            return "Connecting to \(host):\(port) took longer than \(timeout.lupineSeconds) s."
+            return "connection to \(TransportErrorWords.endpoint(host: host, port: port)) timed out after \(timeout.lupineSeconds) s"
         case .readTimeout(let timeout):
-            return "The server sent nothing for \(timeout.lupineSeconds) s."
+            return "the server sent nothing for \(timeout.lupineSeconds) s"
         case .requestTimeout(let timeout):
-            return "The request did not complete within \(timeout.lupineSeconds) s."
+            return "the request did not complete within \(timeout.lupineSeconds) s"
         case .tlsHandshakeFailed(let host, let underlying):
-            return "The TLS handshake with \(host) failed: \(underlying)."
+            return "TLS handshake with \(host) failed: \(TransportErrorWords.tlsFailure(underlying))"
         case .serverTrustRejected(let host, let reason, _):
-            return "The certificate of \(host) was not trusted: \(reason)."
+            return "the certificate of \(host) is not trusted: \(MessageText.oneLine(reason))"
         case .connectionClosedBeforeResponse:
-            return "The server closed the connection before sending a response."
+            return "the server closed the connection before sending a response"
         case .connectionClosedMidBody(let received, let expected):
             let of = expected.map { " of \($0)" } ?? ""
-            return "The server closed the connection after \(received)\(of) body bytes."
+            return "the server closed the connection after \(received)\(of) body bytes"
         case .invalidResponse(let reason):
-            return "The server sent an invalid HTTP response: \(reason)."
-        case .decompressionLimitExceeded(let ratio):
-            return "The compressed response inflated beyond \(ratio)× its size and was abandoned."
+            return MessageText.oneLine(reason)
+        case .decompressionLimitExceeded(let inflated, let compressed, let limit):
+            if let maximum = limit.maximumSize, inflated > maximum {
+                return "the compressed response inflated past the limit of \(maximum) bytes and was abandoned"
+            }
+            let ratio = limit.maximumRatio.map { "\($0)" } ?? "the allowed"
+            return "the compressed response inflated from \(compressed) to over \(inflated) bytes, beyond \(ratio) times its size, and was abandoned as a decompression bomb"
         case .decompressionFailed(let reason):
-            return "The compressed response could not be decoded: \(reason)."
+            return "the compressed response could not be inflated: \(MessageText.oneLine(reason))"
         case .requestBodyFailed(let underlying):
-            return "Reading the request body failed: \(underlying)."
+            return "could not read the request body: \(TransportErrorWords.describe(underlying))"
         case .requestBodyLengthMismatch(let declared, let produced):
-            return "The request body declared \(declared) bytes but produced \(produced)."
+            return "the request body declared \(declared) bytes but produced \(produced)"
         case .invalidHeader(let name, let reason):
             return HeaderFieldValidation.message(name: name, reason: reason)
         case .cancelled:
-            return "The request was cancelled."
+            return "the request was cancelled"
         case .shutdown:
-            return "The transport has been shut down."
+            return "the transport has been shut down"
         }
     }
 }
 
 extension TimeAmount {
-    /// The amount in seconds, for messages.
-    var lupineSeconds: Double { Double(self.nanoseconds) / 1_000_000_000 }
+    /// The amount in seconds, for messages: `60`, `0.3`.
+    var lupineSeconds: String {
+        let milliseconds = self.nanoseconds / 1_000_000
+        guard milliseconds % 1000 != 0 else { return String(milliseconds / 1000) }
+        var text = String(format: "%.3f", Double(self.nanoseconds) / 1_000_000_000)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
 }

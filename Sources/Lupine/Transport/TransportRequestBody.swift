@@ -21,9 +21,14 @@ public struct TransportRequestBody: Sendable {
         TransportRequestBody(source: .bytes(ByteBuffer(bytes: bytes)))
     }
 
-    /// A body read from the file at `path` in chunks of `chunkSize` bytes, sent with its exact
-    /// `Content-Length`. A file that is missing fails the request before anything is sent; a file
-    /// that changes size while it is sent fails it with ``TransportError/requestBodyLengthMismatch(declared:produced:)``.
+    /// A body read from the file at `path` in chunks of `chunkSize` bytes.
+    ///
+    /// A regular file is sent with its exact `Content-Length`; one that changes size while it is
+    /// sent fails the request with ``TransportError/requestBodyLengthMismatch(declared:produced:)``.
+    /// A file that cannot tell its length (a FIFO, a character device such as `/dev/stdin`, a
+    /// `/proc` file) is read to its end and sent chunked, as curl does; such a body is never
+    /// replayed. A missing or unreadable file, or a directory, fails the request before anything
+    /// is sent, with ``TransportError/requestBodyFailed(underlying:)`` and a ``RequestBodyFileError``.
     public static func file(path: String, chunkSize: Int = 64 * 1024) -> TransportRequestBody {
         TransportRequestBody(source: .file(path: path, chunkSize: max(1, chunkSize)))
     }
@@ -41,14 +46,6 @@ public struct TransportRequestBody: Sendable {
                 }
             }
         )
-    }
-
-    /// Whether the body can be sent a second time (a retry on a fresh connection).
-    var isReplayable: Bool {
-        switch self.source {
-        case .bytes, .file: return true
-        case .stream: return false
-        }
     }
 }
 

@@ -21,6 +21,7 @@ struct HTTPBinRoutes: Sendable {
         registerRedirects(on: router)
         registerAuthentication(on: router)
         registerCompression(on: router)
+        registerCompressedStreams(on: router)
         registerDocuments(on: router)
         registerCaching(on: router)
         registerCookies(on: router)

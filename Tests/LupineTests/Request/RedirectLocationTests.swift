@@ -19,7 +19,7 @@ import Testing
                 return
             }
             #expect(reported == location)
-            #expect(error?.description == "The redirect cannot be followed: its Location \(location.debugDescription) is not a valid URL.")
+            #expect(error?.description == "the redirect cannot be followed: its Location \(location.debugDescription) is not a valid URL")
         }
     }
 

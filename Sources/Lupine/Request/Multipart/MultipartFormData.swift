@@ -6,7 +6,8 @@ import NIOCore
 /// as the socket asks for more, so a body of any size never sits in memory.
 ///
 /// Its exact length is known up front, and sent as `Content-Length`, unless a stream part was
-/// appended without one; the body is then sent chunked.
+/// appended without one, or a file part cannot tell its length (a FIFO, a device, a `/proc`
+/// file, read to its end as curl does); the body is then sent chunked.
 ///
 /// ```swift
 /// let request = try HTTPRequestSerializer().multipartFormRequest(
@@ -59,6 +60,9 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Appends the file at `fileURL` as field `name`, sent as `fileName` of type `mimeType`.
+    ///
+    /// A file that cannot tell its length (a FIFO, a character device, a `/proc` file) is read
+    /// to its end when the body is sent, and makes the whole body's length unknown.
     ///
     /// - Throws: ``LupineError/multipartEncodingFailed(_:)`` when the file is missing, a
     ///   directory, or unreadable: before anything is sent.
@@ -189,17 +193,20 @@ public struct MultipartFormData: Sendable {
         String(text.unicodeScalars.map { $0 == "\r" || $0 == "\n" ? " " : Character($0) })
     }
 
-    /// The size of the regular, readable file at `url`.
-    private static func readableFileLength(at url: URL) throws(LupineError) -> Int {
+    /// The size of the readable file at `url`, or `nil` for a file read to its end when sent.
+    private static func readableFileLength(at url: URL) throws(LupineError) -> Int? {
         guard url.isFileURL else { throw .multipartEncodingFailed(.fileURLInvalid(url)) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw .multipartEncodingFailed(.fileNotFound(url))
+        do {
+            switch try FileBodyKind.of(path: url.path) {
+            case .sized(let length): return length
+            case .unsized: return nil
+            }
+        } catch {
+            switch error {
+            case .notFound: throw .multipartEncodingFailed(.fileNotFound(url))
+            case .isDirectory: throw .multipartEncodingFailed(.fileIsDirectory(url))
+            case .notReadable, .readFailed: throw .multipartEncodingFailed(.fileNotReadable(url))
+            }
         }
-        guard !isDirectory.boolValue else { throw .multipartEncodingFailed(.fileIsDirectory(url)) }
-        guard FileManager.default.isReadableFile(atPath: url.path),
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
-        else { throw .multipartEncodingFailed(.fileNotReadable(url)) }
-        return size
     }
 }

@@ -6,8 +6,9 @@ struct MultipartPart: Sendable {
     /// Where a part's content comes from.
     enum Body: Sendable {
         case bytes([UInt8])
-        /// A file of the size it had when the part was appended.
-        case file(URL, length: Int)
+        /// A file of the size it had when the part was appended, or, with no length, a file
+        /// read to its end (a FIFO, a device, a `/proc` file).
+        case file(URL, length: Int?)
         /// A producer that writes the content once and returns how many bytes it wrote.
         case stream(length: Int?, produce: @Sendable (RequestBodyWriter) async throws -> Int)
 
@@ -33,8 +34,8 @@ struct MultipartPart: Sendable {
                 }
             case .file(let url, let length):
                 try await FileBody(path: url.path, chunkSize: Self.fileChunkSize).withOpenFile { currentLength, produce in
-                    guard currentLength == length else {
-                        throw LupineError.multipartEncodingFailed(.fileChangedSize(url, expected: length, found: currentLength))
+                    if let length, currentLength != length {
+                        throw LupineError.multipartEncodingFailed(.fileChangedSize(url, expected: length, found: currentLength ?? 0))
                     }
                     try await produce(writer)
                 }

@@ -43,7 +43,7 @@ struct ConnectionFactory: Sendable {
 
         let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
         let decompression = self.configuration.decompressesResponses
-        let ratio = self.configuration.decompressionRatioLimit
+        let decompressionLimit = self.configuration.decompressionLimit
         let sslContext = self.sslContext
 
         var bootstrap = ClientBootstrap(group: eventLoop)
@@ -72,12 +72,11 @@ struct ConnectionFactory: Sendable {
                     try sync.addHandler(counters)
                     try sync.addHTTPClientHandlers()
                     if decompression {
-                        try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(ratio)))
+                        try Self.addDecompression(limit: decompressionLimit, to: sync)
                     }
                     let handler = HTTPClientRequestHandler(
                         eventLoop: channel.eventLoop,
                         counters: counters,
-                        decompressionRatioLimit: ratio,
                         onRequestFinished: onRequestFinished
                     )
                     try sync.addHandler(handler)
@@ -134,6 +133,14 @@ struct ConnectionFactory: Sendable {
             }
         }
         return connected.futureResult
+    }
+
+    /// NIO's decompressor, without a limit of its own, between the two sides of a ``DecompressionGuard``.
+    private static func addDecompression(limit: DecompressionLimit, to pipeline: ChannelPipeline.SynchronousOperations) throws {
+        let guardHandlers = DecompressionGuard(limit: limit)
+        try pipeline.addHandler(guardHandlers.compressedSide)
+        try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .none))
+        try pipeline.addHandler(guardHandlers.inflatedSide)
     }
 
     private static func makeTLSHandler(

@@ -63,18 +63,15 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     private var readsPaused = false
     private var heldRead = false
     private let counters: ByteCountingHandler
-    private let decompressionRatioLimit: Int
     private let onRequestFinished: (_ reusable: Bool) -> Void
 
     init(
         eventLoop: any EventLoop,
         counters: ByteCountingHandler,
-        decompressionRatioLimit: Int,
         onRequestFinished: @escaping (_ reusable: Bool) -> Void
     ) {
         self.eventLoop = eventLoop
         self.counters = counters
-        self.decompressionRatioLimit = decompressionRatioLimit
         self.onRequestFinished = onRequestFinished
     }
 
@@ -464,22 +461,16 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         switch error {
         case let error as TransportError:
             return error
-        case NIOHTTPDecompression.DecompressionError.limit:
-            return .decompressionLimitExceeded(ratio: self.decompressionRatioLimit)
-        case let error as NIOHTTPDecompression.DecompressionError:
-            return .decompressionFailed(reason: "\(error)")
-        case let error as NIOHTTPDecompression.ExtraDecompressionError:
-            return .decompressionFailed(reason: error.description)
+        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
+            return .decompressionFailed(reason: TransportErrorWords.decompressionFailure(error))
         case HTTPParserError.invalidEOFState:
             return self.closedError(during: phase)
-        case HTTPParserError.headerOverflow:
-            return .invalidResponse(reason: "the header block exceeds the 80 KiB limit")
         case let error as HTTPParserError:
-            return .invalidResponse(reason: "\(error)")
+            return .invalidResponse(reason: TransportErrorWords.parserFailure(error))
         case is IOError, NIOSSLError.uncleanShutdown, ChannelError.eof, ChannelError.ioOnClosedChannel:
             return self.closedError(during: phase)
         default:
-            return .invalidResponse(reason: "\(error)")
+            return .invalidResponse(reason: "the connection failed: \(TransportErrorWords.describe(error))")
         }
     }
 

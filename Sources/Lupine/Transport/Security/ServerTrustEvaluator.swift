@@ -58,7 +58,7 @@ public final class ServerTrustEvaluator: Sendable {
         do {
             parsed = try challenge.certificateChain.map { try Certificate(derEncoded: $0) }
         } catch {
-            return .rejected(reason: "the server's certificate could not be parsed (\(error))")
+            return .rejected(reason: "the server's certificate could not be parsed: \(TransportErrorWords.describe(error))")
         }
         guard let leaf = parsed.first else {
             return .rejected(reason: "the server presented no certificate")
