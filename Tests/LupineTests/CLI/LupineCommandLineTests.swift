@@ -9,8 +9,6 @@ import Testing
         /// Standard output, byte for byte.
         let output: [UInt8]
         let stderr: String
-        /// The process's peak resident memory, in KiB.
-        let peakResidentKiB: Int
 
         /// Standard output as text.
         var stdout: String { String(decoding: self.output, as: UTF8.self) }
@@ -38,8 +36,7 @@ import Testing
             return Outcome(
                 status: exit.status,
                 output: Array(try Data(contentsOf: self.stdout)),
-                stderr: String(decoding: try Data(contentsOf: self.stderr), as: UTF8.self),
-                peakResidentKiB: exit.peakResidentKiB
+                stderr: String(decoding: try Data(contentsOf: self.stderr), as: UTF8.self)
             )
         }
     }
