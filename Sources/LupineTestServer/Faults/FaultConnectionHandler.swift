@@ -2,6 +2,10 @@ import NIOCore
 
 /// Answers fault-listener requests on one connection, one at a time, with the bytes their
 /// ``FaultEndpoint`` calls for.
+///
+/// A connection that has not sent a complete request head within the head deadline, counted from
+/// its accept and from the end of each response, is closed; stalls and drips once a request is in
+/// are faults on purpose and run as long as they need.
 final class FaultConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = FaultRequest
     typealias OutboundOut = ByteBuffer
@@ -20,16 +24,25 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     private var queued: [FaultRequest] = []
     /// Set once `/keep-alive-once` has been answered on this connection.
     private var servedKeepAliveOnce = false
+    private var headDeadline: ConnectionDeadline
 
-    init(connectionID: Int) {
+    init(connectionID: Int, headTimeout: TimeAmount) {
         self.connectionID = connectionID
+        self.headDeadline = ConnectionDeadline(timeout: headTimeout)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        headDeadline.start(context)
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let request = unwrapInboundIn(data)
         switch state {
         case .idle:
+            headDeadline.cancel()
             respond(to: request, context: context)
+            waitForNextHead(context: context)
         case .dripping:
             queued.append(request)
         case .silenced:
@@ -38,6 +51,7 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        headDeadline.cancel()
         if case .dripping(_, _, let task) = state {
             task?.cancel()
         }
@@ -139,6 +153,7 @@ final class FaultConnectionHandler: ChannelInboundHandler {
         guard remaining > 0 else {
             state = .idle
             respondToQueued(context: context)
+            waitForNextHead(context: context)
             return
         }
         let task = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
@@ -153,6 +168,13 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     private func respondToQueued(context: ChannelHandlerContext) {
         while case .idle = state, !queued.isEmpty {
             respond(to: queued.removeFirst(), context: context)
+        }
+    }
+
+    /// Starts the head deadline when the connection is free for its next request.
+    private func waitForNextHead(context: ChannelHandlerContext) {
+        if case .idle = state {
+            headDeadline.start(context)
         }
     }
 

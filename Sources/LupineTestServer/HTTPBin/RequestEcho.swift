@@ -16,6 +16,8 @@ struct RequestEcho {
     let context: TestServerRequestContext
     /// `http` or `https`, for `url`.
     let scheme: String
+    /// The limits within which the body is read.
+    let bodyBudget: RequestBodyBudget
 
     /// The JSON object holding `fields`, reading the request body if any of them needs it.
     func object(_ fields: Set<Field>) async throws -> [String: JSONValue] {
@@ -26,7 +28,8 @@ struct RequestEcho {
         if fields.contains(.origin) { object["origin"] = origin }
         if fields.contains(.url) { object["url"] = .string(url) }
         if !fields.isDisjoint(with: [.data, .files, .form, .json]) {
-            let body = try await self.body()
+            let headers = request.headers
+            let body = try await bodyBudget.withBody(of: request) { try Self.body($0, headers: headers) }
             if fields.contains(.data) { object["data"] = body.data }
             if fields.contains(.files) {
                 object["files"] = body.files
@@ -76,11 +79,8 @@ struct RequestEcho {
         var json: JSONValue = .null
     }
 
-    private func body() async throws -> Body {
-        var request = self.request
-        let buffer = try await request.collectBody(upTo: TestServerRequestContext.maximumBodySize)
-        let bytes = Array(buffer.readableBytesView)
-        let contentType = HeaderValueParameters(request.headers[.contentType] ?? "")
+    private static func body(_ bytes: [UInt8], headers: HTTPFields) throws -> Body {
+        let contentType = HeaderValueParameters(headers[.contentType] ?? "")
         var body = Body()
         switch contentType.value {
         case "application/x-www-form-urlencoded":

@@ -1,0 +1,110 @@
+import Foundation
+import LupineTestServer
+import Testing
+
+@Suite("Request-head deadline and connection limit")
+struct RequestHeadDeadlineTests {
+    /// A request head that never ends, for a slowloris to trickle.
+    private static let endlessHead = Array(("GET /get HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "é", count: 120)).utf8)
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func silentAndTricklingConnectionsAreClosed(faultListener: Bool) async throws {
+        try await withServer(.init(requestHeadTimeout: .milliseconds(500))) { server in
+            let url = faultListener ? server.faultsBaseURL : server.baseURL
+            let (host, port) = (url.host ?? "", url.port ?? 0)
+            let silentCount = 100
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<silentCount {
+                    group.addTask {
+                        let closed = try await Blocking.run {
+                            let socket = try BlockingSocket.open(host: host, port: port)
+                            defer { socket.disconnect() }
+                            return socket.waitForClose(limit: 0)
+                        }
+                        #expect(closed, "a silent connection stayed open")
+                    }
+                }
+                group.addTask {
+                    // 240 bytes at one per 50 ms would take 12 s; the deadline is 0.5 s.
+                    let (sent, closed) = try await Blocking.run {
+                        let socket = try BlockingSocket.open(host: host, port: port)
+                        defer { socket.disconnect() }
+                        return (socket.trickle(Self.endlessHead, interval: 50), socket.waitForClose(limit: 0))
+                    }
+                    #expect(sent != nil && sent! < Self.endlessHead.count, "the slowloris was not cut off")
+                    #expect(closed)
+                }
+                group.addTask {
+                    let client = try await RawHTTPClient.connect(to: url)
+                    let path = faultListener ? "/keep-alive-once" : "/get"
+                    #expect(try await client.request("GET", path).status == 200)
+                }
+                try await group.waitForAll()
+            }
+            let client = try await RawHTTPClient.connect(to: url)
+            #expect(try await client.request("GET", faultListener ? "/keep-alive-once" : "/get").status == 200)
+            #expect(try await eventually { server.connections.open <= 1 })
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func keepAliveConnectionIsClosedWhenTheNextHeadIsLate() async throws {
+        try await withServer(.init(requestHeadTimeout: .milliseconds(300))) { server in
+            let main = try await server.connect()
+            #expect(try await main.request("GET", "/get").status == 200)
+            #expect(await main.isClosedByServer())
+            let faults = try await server.connectToFaults()
+            #expect(try await faults.request("GET", "/nowhere").status == 404)
+            #expect(await faults.isClosedByServer())
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func responsesAndBodiesSlowerThanTheDeadlineAreNotCut() async throws {
+        try await withServer(.init(requestHeadTimeout: .milliseconds(300))) { server in
+            let client = try await server.connect()
+            let delayed = try await client.request("GET", "/delay/1")
+            #expect(delayed.status == 200)
+            // The body arrives in two parts, the second after the deadline would have passed.
+            try await client.send(Array("POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\nlupi".utf8))
+            #expect(try await !client.hasIncomingBytes(within: 600))
+            try await client.send(Array("ne!!".utf8))
+            let echoed = try await client.readResponse(method: "POST")
+            #expect(try echoed.jsonObject()["data"] as? String == "lupine!!")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
+        try await withServer(.init(maximumConnections: 3)) { server in
+            var held: [RawHTTPClient] = []
+            for _ in 0..<3 {
+                held.append(try await server.connect())
+            }
+            #expect(try await eventually { server.connections.open == 3 })
+            let refused = try await server.connectToFaults()
+            #expect(await refused.isClosedByServer())
+            #expect(server.connections.refused == 1)
+            #expect(server.connections.open == 3)
+
+            held.removeAll()
+            #expect(try await eventually { server.connections.open == 0 })
+            let client = try await server.connect()
+            #expect(try await client.request("GET", "/get").status == 200)
+        }
+    }
+
+    @Test func invalidLimitsAreRejectedAtStart() async throws {
+        let invalid: [LupineTestServer.Configuration] = [
+            .init(requestHeadTimeout: .zero),
+            .init(maximumRequestBodySize: -1),
+            .init(requestBodyBudget: -1),
+            .init(maximumConnections: 0),
+        ]
+        for configuration in invalid {
+            await #expect(throws: LupineTestServer.StartupError.self) {
+                _ = try await LupineTestServer.start(configuration)
+            }
+        }
+    }
+}
