@@ -98,18 +98,22 @@ struct RequestEcho {
             body.files = JSONValue.multiValueObject(files.map { ($0.name, Self.text($0.content)) })
             body.fileNames = JSONValue.multiValueObject(files.map { ($0.name, .string($0.filename ?? "")) })
         default:
-            body.data = Self.text(bytes)
-            body.json = bytes.isEmpty ? .null : JSONValue.parse(bytes) ?? .null
+            let text = String(bytes: bytes, encoding: .utf8)
+            body.data = .string(text ?? Self.dataURL(bytes))
+            // JSON is UTF-8 text: a body that is not is never parsed (nor copied to try).
+            body.json = text == nil || bytes.isEmpty ? .null : JSONValue.parse(bytes) ?? .null
         }
         return body
     }
 
     /// UTF-8 text as a string; anything else as a base64 `data:` URL, as httpbin does.
     private static func text(_ bytes: [UInt8]) -> JSONValue {
-        if let text = String(bytes: bytes, encoding: .utf8) {
-            return .string(text)
-        }
-        return .string("data:application/octet-stream;base64,\(Data(bytes).base64EncodedString())")
+        .string(String(bytes: bytes, encoding: .utf8) ?? dataURL(bytes))
+    }
+
+    /// Bytes as a base64 `data:` URL.
+    private static func dataURL(_ bytes: [UInt8]) -> String {
+        "data:application/octet-stream;base64,\(Data(bytes).base64EncodedString())"
     }
 
     /// `content-type` becomes `Content-Type`.

@@ -3,13 +3,16 @@ import Hummingbird
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes main-listener connections that hold the server without a request in progress.
+/// Closes main-listener connections that hold the server without making progress.
 ///
 /// - A connection must send a complete request head within the deadline, counted from its accept
 ///   (a TLS handshake included) and, on a keep-alive connection, from the moment the previous
 ///   request has been read and its response written. Bytes that do not complete a head, as a
-///   slowloris sends them, do not restart it. The time a request body takes, and the time a
-///   response takes, are not counted.
+///   slowloris sends them, do not restart it. The time a response takes is not counted.
+/// - While a request body is being read, each wait for more of it that the server starts (a read
+///   asked for from the handlers above) must end within the deadline: a peer that stops sending
+///   mid-body cannot hold the connection, and the body bytes reserved for it, for ever. While the
+///   handler of the request is not reading, nothing is asked for and nothing is counted.
 /// - After a response carrying `Connection: close`, the connection's output is closed at once and
 ///   the connection itself when the deadline passes, so a peer that keeps sending cannot hold it.
 final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -21,7 +24,8 @@ final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     private enum State {
         /// No request in progress: the deadline runs.
         case waitingForHead
-        /// A request is being read, or responses are owed.
+        /// A request is being read, or responses are owed; the deadline runs only while a read
+        /// asked for during a request body is outstanding.
         case serving(readingRequest: Bool, responsesOwed: Int)
         /// A `Connection: close` response was written and the output closed: the deadline runs
         /// and nothing restarts it.
@@ -47,7 +51,17 @@ final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChanne
         context.fireChannelInactive()
     }
 
+    func read(context: ChannelHandlerContext) {
+        if case .serving(readingRequest: true, _) = state {
+            deadline.start(context)
+        }
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .serving = state {
+            deadline.cancel()
+        }
         switch (unwrapInboundIn(data), state) {
         case (.head, .waitingForHead):
             deadline.cancel()
