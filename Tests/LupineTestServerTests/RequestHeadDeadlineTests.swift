@@ -65,6 +65,17 @@ struct RequestHeadDeadlineTests {
             let client = try await server.connect()
             #expect(try await client.request("GET", "/delay/1").status == 200)
             #expect(try await client.request("GET", "/drip?numbytes=3&duration=1").body.count == 3)
+
+            // A reader slower than the deadline: 32 MiB cannot sit in the socket buffers, so the
+            // server is still writing when the pause ends.
+            for (url, path) in [(server.baseURL, "/bytes/33554432"), (server.faultsBaseURL, "/interrupt?bytes=33554432&at=0")] {
+                let reader = try await RawHTTPClient.connect(to: url)
+                try await reader.sendRequest("GET", path, headers: [("Range", "bytes=0-")])
+                let head = try await reader.readHead()
+                try await Task.sleep(for: .seconds(1))  // the slow reader's pause, not a synchronisation
+                let length = try #require(head.header("Content-Length").flatMap { Int($0) })
+                #expect(try await reader.read(count: length).count == 33_554_432)
+            }
         }
     }
 

@@ -4,7 +4,7 @@ import NIOCore
 /// ``FaultEndpoint`` calls for.
 ///
 /// A connection that has not sent a complete request head within the head deadline, counted from
-/// its accept and from the end of each response, is closed; stalls and drips once a request is in
+/// its accept and from the moment each response has been handed to the socket, is closed; stalls and drips once a request is in
 /// are faults on purpose and run as long as they need.
 final class FaultConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = FaultRequest
@@ -171,11 +171,17 @@ final class FaultConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Starts the head deadline when the connection is free for its next request.
+    /// Starts the head deadline when the connection is free for its next request, once what was
+    /// written before has left, so that a slow reader of a large response is not cut.
     private func waitForNextHead(context: ChannelHandlerContext) {
-        if case .idle = state {
-            headDeadline.start(context)
+        guard case .idle = state else { return }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenSuccess {
+            if case .idle = self.state {
+                self.headDeadline.start(context)
+            }
         }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: written)
     }
 
     private func writeThenClose(_ response: ByteBuffer, context: ChannelHandlerContext) {

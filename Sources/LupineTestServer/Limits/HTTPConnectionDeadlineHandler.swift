@@ -7,7 +7,8 @@ import NIOHTTPTypes
 ///
 /// - A connection must send a complete request head within the deadline, counted from its accept
 ///   (a TLS handshake included) and, on a keep-alive connection, from the moment the previous
-///   request has been read and its response written. Bytes that do not complete a head, as a
+///   request has been read and its response handed to the socket (a slow reader of a large
+///   response is not cut). Bytes that do not complete a head, as a
 ///   slowloris sends them, do not restart it. The time a response takes is not counted.
 /// - While a request body is being read, each wait for more of it that the server starts (a read
 ///   asked for from the handlers above) must end within the deadline: a peer that stops sending
@@ -86,8 +87,11 @@ final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChanne
         case .body:
             context.write(data, promise: promise)
         case .end:
-            context.write(data, promise: promise)
-            responseEnded(context: context)
+            let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in
+                self.responseEnded(context: context)
+            }
+            context.write(data, promise: written)
         }
     }
 
