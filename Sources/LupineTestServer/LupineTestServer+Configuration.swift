@@ -14,9 +14,11 @@ extension LupineTestServer {
         /// When set, the main listener serves HTTPS presenting this chain (whatever ``tls`` says).
         public var certificateChain: ServerCertificateChain?
         /// How long a connection to either listener has to send a complete request head, counted
-        /// from its accept (a TLS handshake included) and, on a keep-alive connection, from the end
-        /// of the previous response; 10 seconds by default. A connection that misses it, silent or
-        /// trickling bytes, is closed. Request bodies and responses are not counted.
+        /// from its accept (a TLS handshake included) and, on a keep-alive connection, from the
+        /// moment the previous response has been written; 10 seconds by default. A connection that
+        /// misses it, silent or trickling bytes, is closed. On the main listener, a request body
+        /// that stops arriving for this long while the server waits for it also closes the
+        /// connection. The time a response takes is not counted.
         public var requestHeadTimeout: Duration
         /// The largest request body an echo endpoint (`/post`, `/put`, `/patch`, `/delete`,
         /// `/anything`) keeps in memory, 64 MiB by default. A larger body is answered 413 and its

@@ -20,6 +20,12 @@ import ServiceLifecycle
 /// Every response from either listener carries `X-Lupine-Connection-ID`, a per-server number
 /// assigned when the connection was accepted.
 ///
+/// Limits bound what a misbehaving client can hold: a connection that sends no complete request
+/// head within ``Configuration/requestHeadTimeout`` is closed, connections beyond
+/// ``Configuration/maximumConnections`` are refused, and the echo endpoints keep request bodies in
+/// memory only within ``Configuration/maximumRequestBodySize`` (413 beyond it) and
+/// ``Configuration/requestBodyBudget`` (503 beyond it; see ``requestBodies``).
+///
 /// ```swift
 /// let server = try await LupineTestServer.start()
 /// defer { Task { await server.stop() } }
