@@ -4,6 +4,12 @@ import Testing
 
 @Suite("Request-body limits")
 struct RequestBodyLimitTests {
+    /// Uploads held open mid-body while a test goes on must not meet the stalled-body deadline.
+    private static let smallBudget = LupineTestServer.Configuration(
+        requestHeadTimeout: .seconds(60),
+        maximumRequestBodySize: 64_000,
+        requestBodyBudget: 100_000
+    )
     /// Text of `count` bytes that differs along its length, so a truncated or shifted echo shows.
     private static func text(_ count: Int, seed: Int = 0) -> [UInt8] {
         (0..<count).map { UInt8(ascii: "a") + UInt8((($0 &* 7) &+ seed) % 26) }
@@ -60,8 +66,7 @@ struct RequestBodyLimitTests {
 
     @Test(.timeLimit(.minutes(1)))
     func budgetRefusesWhatDoesNotFitAndIsReturnedAfterwards() async throws {
-        let configuration = LupineTestServer.Configuration(maximumRequestBodySize: 64_000, requestBodyBudget: 100_000)
-        try await withServer(configuration) { server in
+        try await withServer(Self.smallBudget) { server in
             // A holds 60,000 bytes while its body is still arriving.
             let first = Self.text(60_000, seed: 1)
             let holder = try await server.connect()
@@ -95,8 +100,7 @@ struct RequestBodyLimitTests {
 
     @Test(.timeLimit(.minutes(1)))
     func overlappingUploadsStayWithinTheBudget() async throws {
-        let configuration = LupineTestServer.Configuration(maximumRequestBodySize: 64_000, requestBodyBudget: 100_000)
-        try await withServer(configuration) { server in
+        try await withServer(Self.smallBudget) { server in
             // Twelve uploads of 30,000 bytes, half with Content-Length and half chunked, all begun
             // before any ends: 360,000 bytes if the server held them all.
             var uploads: [(client: RawHTTPClient, body: [UInt8], rest: [UInt8])] = []
