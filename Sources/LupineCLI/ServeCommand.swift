@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maximumConnections = 1024
 
-    /// The longest timeout accepted, a year: longer ones overflow the event loop's clock.
+    /// The longest timeout accepted, a year: far longer ones do not fit a `Duration`.
     private static let longestTimeout: Double = 365 * 24 * 3600
 
     func validate() throws {
