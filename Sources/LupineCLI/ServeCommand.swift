@@ -39,6 +39,42 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var idleTimeout: Double?
 
+    @Option(
+        name: .customLong("head-timeout"),
+        help: ArgumentHelp(
+            "Close connections that have not sent a complete request head within this many seconds.",
+            valueName: "seconds"
+        )
+    )
+    var headTimeout: Double = 10
+
+    @Option(
+        name: .customLong("max-body-size"),
+        help: ArgumentHelp(
+            "Answer 413 to echo requests (/post, /put, /anything, ...) whose body is larger; /upload has no limit.",
+            valueName: "bytes"
+        )
+    )
+    var maximumBodySize = 64 * 1024 * 1024
+
+    @Option(
+        name: .customLong("body-budget"),
+        help: ArgumentHelp(
+            "Answer 503 to echo requests whose body would take the bodies held at once past this many bytes.",
+            valueName: "bytes"
+        )
+    )
+    var bodyBudget = 256 * 1024 * 1024
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp("Close connections accepted while this many are open.", valueName: "count")
+    )
+    var maximumConnections = 1024
+
+    /// The longest timeout accepted, a year: far longer ones do not fit a `Duration`.
+    private static let longestTimeout: Double = 365 * 24 * 3600
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be between 0 and 65535.")
@@ -49,14 +85,35 @@ struct ServeCommand: AsyncParsableCommand {
         if certOut != nil && !tls {
             throw ValidationError("--cert-out needs --tls.")
         }
-        if let idleTimeout, !(idleTimeout > 0) {
-            throw ValidationError("--idle-timeout must be a positive number of seconds.")
+        if let idleTimeout, !(idleTimeout > 0 && idleTimeout <= Self.longestTimeout) {
+            throw ValidationError("--idle-timeout must be a positive number of seconds, at most \(Int(Self.longestTimeout)).")
+        }
+        if !(headTimeout > 0 && headTimeout <= Self.longestTimeout) {
+            throw ValidationError("--head-timeout must be a positive number of seconds, at most \(Int(Self.longestTimeout)).")
+        }
+        if maximumBodySize < 0 {
+            throw ValidationError("--max-body-size must be a number of bytes, 0 or more.")
+        }
+        if bodyBudget < 0 {
+            throw ValidationError("--body-budget must be a number of bytes, 0 or more.")
+        }
+        if maximumConnections < 1 {
+            throw ValidationError("--max-connections must be at least 1.")
         }
     }
 
     func run() async throws {
         let server = try await LupineTestServer.start(
-            .init(host: host, port: port, tls: tls, idleTimeout: idleTimeout.map { .seconds($0) })
+            .init(
+                host: host,
+                port: port,
+                tls: tls,
+                idleTimeout: idleTimeout.map { .seconds($0) },
+                requestHeadTimeout: .seconds(headTimeout),
+                maximumRequestBodySize: maximumBodySize,
+                requestBodyBudget: bodyBudget,
+                maximumConnections: maximumConnections
+            )
         )
         if let caOut, let pem = server.certificateAuthorityPEM {
             try Data(pem.utf8).write(to: LocalPath.url(caOut))

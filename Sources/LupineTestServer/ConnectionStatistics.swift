@@ -11,11 +11,16 @@ public struct ConnectionStatistics: Sendable, Equatable {
     /// The largest number of connections open at the same time since the server started or since
     /// the last reset.
     public var peakOpen: Int
+    /// Connections closed as soon as they were accepted because
+    /// ``LupineTestServer/Configuration/maximumConnections`` were already open; not counted in the
+    /// other numbers.
+    public var refused: Int
 
     /// Creates statistics with explicit counts.
-    public init(accepted: Int = 0, open: Int = 0, peakOpen: Int = 0) {
+    public init(accepted: Int = 0, open: Int = 0, peakOpen: Int = 0, refused: Int = 0) {
         self.accepted = accepted
         self.open = open
         self.peakOpen = peakOpen
+        self.refused = refused
     }
 }

@@ -1,5 +1,6 @@
 extension LupineTestServer {
-    /// How a ``LupineTestServer`` listens.
+    /// How a ``LupineTestServer`` listens, and the limits that keep a misbehaving client from
+    /// holding it.
     public struct Configuration: Sendable {
         /// The address both listeners bind to: `"127.0.0.1"` by default; `"::1"` also works.
         public var host: String
@@ -8,10 +9,28 @@ extension LupineTestServer {
         public var port: Int
         /// Whether the main listener serves HTTPS with a certificate chain generated at start.
         public var tls: Bool
-        /// When set, the main listener serves HTTPS presenting this chain (whatever ``tls`` says).
-        public var certificateChain: ServerCertificateChain?
         /// When set, the main listener closes keep-alive connections that stay idle this long.
         public var idleTimeout: Duration?
+        /// When set, the main listener serves HTTPS presenting this chain (whatever ``tls`` says).
+        public var certificateChain: ServerCertificateChain?
+        /// How long a connection to either listener has to send a complete request head, counted
+        /// from its accept (a TLS handshake included) and, on a keep-alive connection, from the
+        /// moment the previous response has been written; 10 seconds by default. A connection that
+        /// misses it, silent or trickling bytes, is closed. On the main listener, a request body
+        /// that stops arriving for this long while the server waits for it also closes the
+        /// connection. The time a response takes is not counted.
+        public var requestHeadTimeout: Duration
+        /// The largest request body an echo endpoint (`/post`, `/put`, `/patch`, `/delete`,
+        /// `/anything`) keeps in memory, 64 MiB by default. A larger body is answered 413 and its
+        /// connection closed without reading the rest. `/upload` keeps nothing and has no limit.
+        public var maximumRequestBodySize: Int
+        /// The request-body bytes that the echo endpoints together may keep in memory, 256 MiB by
+        /// default. A request whose body does not fit beside those being handled is answered 503
+        /// and its connection closed; bytes are returned when a request's handling ends.
+        public var requestBodyBudget: Int
+        /// The most connections open at once over both listeners, 1,024 by default; a connection
+        /// accepted beyond it is closed at once.
+        public var maximumConnections: Int
 
         /// Creates a configuration.
         public init(
@@ -19,13 +38,40 @@ extension LupineTestServer {
             port: Int = 0,
             tls: Bool = false,
             idleTimeout: Duration? = nil,
-            certificateChain: ServerCertificateChain? = nil
+            certificateChain: ServerCertificateChain? = nil,
+            requestHeadTimeout: Duration = .seconds(10),
+            maximumRequestBodySize: Int = 64 * 1024 * 1024,
+            requestBodyBudget: Int = 256 * 1024 * 1024,
+            maximumConnections: Int = 1024
         ) {
             self.host = host
             self.port = port
             self.tls = tls
             self.idleTimeout = idleTimeout
             self.certificateChain = certificateChain
+            self.requestHeadTimeout = requestHeadTimeout
+            self.maximumRequestBodySize = maximumRequestBodySize
+            self.requestBodyBudget = requestBodyBudget
+            self.maximumConnections = maximumConnections
+        }
+
+        /// Throws ``StartupError/invalidConfiguration(_:)`` naming the first setting out of range.
+        func validate() throws {
+            if !(requestHeadTimeout > .zero) {
+                throw StartupError.invalidConfiguration("requestHeadTimeout must be positive")
+            }
+            if let idleTimeout, !(idleTimeout > .zero) {
+                throw StartupError.invalidConfiguration("idleTimeout must be positive")
+            }
+            if maximumRequestBodySize < 0 {
+                throw StartupError.invalidConfiguration("maximumRequestBodySize must not be negative")
+            }
+            if requestBodyBudget < 0 {
+                throw StartupError.invalidConfiguration("requestBodyBudget must not be negative")
+            }
+            if maximumConnections < 1 {
+                throw StartupError.invalidConfiguration("maximumConnections must be at least 1")
+            }
         }
     }
 }

@@ -20,6 +20,12 @@ import ServiceLifecycle
 /// Every response from either listener carries `X-Lupine-Connection-ID`, a per-server number
 /// assigned when the connection was accepted.
 ///
+/// Limits bound what a misbehaving client can hold: a connection that sends no complete request
+/// head within ``Configuration/requestHeadTimeout`` is closed, connections beyond
+/// ``Configuration/maximumConnections`` are refused, and the echo endpoints keep request bodies in
+/// memory only within ``Configuration/maximumRequestBodySize`` (413 beyond it) and
+/// ``Configuration/requestBodyBudget`` (503 beyond it; see ``requestBodies``).
+///
 /// ```swift
 /// let server = try await LupineTestServer.start()
 /// defer { Task { await server.stop() } }
@@ -41,6 +47,7 @@ public final class LupineTestServer: Sendable {
     public let leafCertificateDER: [UInt8]?
 
     private let registry: ConnectionRegistry
+    private let bodyBudget: RequestBodyBudget
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
     private let faultListener: FaultListener
@@ -55,6 +62,7 @@ public final class LupineTestServer: Sendable {
         faultsBaseURL: URL,
         identity: ServerTLSIdentity?,
         registry: ConnectionRegistry,
+        bodyBudget: RequestBodyBudget,
         serviceGroup: ServiceGroup,
         runTask: Task<Void, any Error>,
         faultListener: FaultListener
@@ -66,6 +74,7 @@ public final class LupineTestServer: Sendable {
         self.certificateAuthorityPEM = identity?.authority?.certificatePEM
         self.leafCertificateDER = identity?.chain.leafDER
         self.registry = registry
+        self.bodyBudget = bodyBudget
         self.serviceGroup = serviceGroup
         self.runTask = runTask
         self.faultListener = faultListener
@@ -73,11 +82,17 @@ public final class LupineTestServer: Sendable {
 
     /// Starts both listeners and returns once they accept connections.
     ///
-    /// Call ``stop()`` when done.
+    /// Call ``stop()`` when done. Throws ``StartupError/invalidConfiguration(_:)`` when a limit in
+    /// `configuration` is out of range.
     public static func start(_ configuration: Configuration = .init()) async throws -> LupineTestServer {
+        try configuration.validate()
         var logger = Logger(label: "LupineTestServer")
         logger.logLevel = .critical
-        let registry = ConnectionRegistry()
+        let registry = ConnectionRegistry(maximumOpen: configuration.maximumConnections)
+        let bodyBudget = RequestBodyBudget(
+            maximumRequestSize: configuration.maximumRequestBodySize,
+            capacity: configuration.requestBodyBudget
+        )
         let identity: ServerTLSIdentity?
         if let chain = configuration.certificateChain {
             identity = ServerTLSIdentity(chain: chain)
@@ -88,7 +103,7 @@ public final class LupineTestServer: Sendable {
 
         let router = Router(context: TestServerRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: ConnectionIDMiddleware(registry: registry))
-        HTTPBinRoutes(scheme: scheme).register(on: router)
+        HTTPBinRoutes(scheme: scheme, bodyBudget: bodyBudget).register(on: router)
 
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int?.self)
         let application = Application(
@@ -117,6 +132,7 @@ public final class LupineTestServer: Sendable {
             guard let port = boundPort else { throw StartupError.noBoundPort }
             let faultListener = try await FaultListener.bind(
                 host: configuration.host,
+                headTimeout: TimeAmount(configuration.requestHeadTimeout),
                 registry: registry,
                 group: MultiThreadedEventLoopGroup.singleton
             )
@@ -126,6 +142,7 @@ public final class LupineTestServer: Sendable {
                 faultsBaseURL: try url(scheme: "http", host: configuration.host, port: faultListener.port),
                 identity: identity,
                 registry: registry,
+                bodyBudget: bodyBudget,
                 serviceGroup: serviceGroup,
                 runTask: runTask,
                 faultListener: faultListener
@@ -140,6 +157,11 @@ public final class LupineTestServer: Sendable {
     /// Connection counts over both listeners.
     public var connections: ConnectionStatistics {
         registry.statistics
+    }
+
+    /// Request-body bytes the echo endpoints hold in memory now and at most.
+    public var requestBodies: RequestBodyStatistics {
+        bodyBudget.statistics
     }
 
     /// Restarts `accepted` from zero and `peakOpen` from the connections open now.
@@ -183,7 +205,11 @@ public final class LupineTestServer: Sendable {
         identity: ServerTLSIdentity?,
         registry: ConnectionRegistry
     ) throws -> HTTPServerBuilder {
-        let http1 = HTTP1Channel.Configuration(idleTimeout: configuration.idleTimeout.map(TimeAmount.init))
+        let headTimeout = TimeAmount(configuration.requestHeadTimeout)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [HTTPConnectionDeadlineHandler(timeout: headTimeout)],
+            idleTimeout: configuration.idleTimeout.map(TimeAmount.init)
+        )
         let tlsConfiguration = try identity?.serverConfiguration()
         return HTTPServerBuilder { responder in
             let base = HTTP1Channel(responder: responder, configuration: http1)

@@ -5,7 +5,8 @@ import NIOConcurrencyHelpers
 ///
 /// Each accepted channel gets a per-server increasing identifier (sent back to clients as
 /// `X-Lupine-Connection-ID`), is counted in the ``ConnectionStatistics``, and is remembered until it
-/// closes so that ``closeAll()`` can tear down stalled connections when the server stops.
+/// closes so that ``closeAll()`` can tear down stalled connections when the server stops. A channel
+/// accepted while `maximumOpen` connections are open is closed at once.
 final class ConnectionRegistry: Sendable {
     private struct Entry {
         let identifier: Int
@@ -20,13 +21,23 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    private let maximumOpen: Int
+
+    init(maximumOpen: Int) {
+        self.maximumOpen = maximumOpen
+    }
 
     /// Registers a freshly accepted channel and returns its connection identifier.
     ///
-    /// A channel accepted after ``closeAll()`` is closed straight away.
+    /// A channel accepted after ``closeAll()``, or while `maximumOpen` connections are open, is
+    /// closed straight away.
     func register(_ channel: any Channel) -> Int {
-        let (identifier, isClosed) = state.withLockedValue { state in
+        let (identifier, closesNow) = state.withLockedValue { state in
             let identifier = state.nextIdentifier
+            guard state.statistics.open < maximumOpen else {
+                state.statistics.refused += 1
+                return (identifier, true)
+            }
             state.nextIdentifier += 1
             state.entries[ObjectIdentifier(channel)] = Entry(identifier: identifier, channel: channel)
             state.statistics.accepted += 1
@@ -37,7 +48,7 @@ final class ConnectionRegistry: Sendable {
         channel.closeFuture.whenComplete { _ in
             self.unregister(channel)
         }
-        if isClosed {
+        if closesNow {
             channel.close(promise: nil)
         }
         return identifier

@@ -2,6 +2,10 @@ import NIOCore
 
 /// Answers fault-listener requests on one connection, one at a time, with the bytes their
 /// ``FaultEndpoint`` calls for.
+///
+/// A connection that has not sent a complete request head within the head deadline, counted from
+/// its accept and from the moment each response has been handed to the socket, is closed; stalls and drips once a request is in
+/// are faults on purpose and run as long as they need.
 final class FaultConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = FaultRequest
     typealias OutboundOut = ByteBuffer
@@ -20,16 +24,25 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     private var queued: [FaultRequest] = []
     /// Set once `/keep-alive-once` has been answered on this connection.
     private var servedKeepAliveOnce = false
+    private var headDeadline: ConnectionDeadline
 
-    init(connectionID: Int) {
+    init(connectionID: Int, headTimeout: TimeAmount) {
         self.connectionID = connectionID
+        self.headDeadline = ConnectionDeadline(timeout: headTimeout)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        headDeadline.start(context)
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let request = unwrapInboundIn(data)
         switch state {
         case .idle:
+            headDeadline.cancel()
             respond(to: request, context: context)
+            waitForNextHead(context: context)
         case .dripping:
             queued.append(request)
         case .silenced:
@@ -38,6 +51,7 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        headDeadline.cancel()
         if case .dripping(_, _, let task) = state {
             task?.cancel()
         }
@@ -142,6 +156,7 @@ final class FaultConnectionHandler: ChannelInboundHandler {
         guard remaining > 0 else {
             state = .idle
             respondToQueued(context: context)
+            waitForNextHead(context: context)
             return
         }
         let task = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
@@ -157,6 +172,19 @@ final class FaultConnectionHandler: ChannelInboundHandler {
         while case .idle = state, !queued.isEmpty {
             respond(to: queued.removeFirst(), context: context)
         }
+    }
+
+    /// Starts the head deadline when the connection is free for its next request, once what was
+    /// written before has left, so that a slow reader of a large response is not cut.
+    private func waitForNextHead(context: ChannelHandlerContext) {
+        guard case .idle = state else { return }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenSuccess {
+            if case .idle = self.state {
+                self.headDeadline.start(context)
+            }
+        }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: written)
     }
 
     private func writeThenClose(_ response: ByteBuffer, context: ChannelHandlerContext) {

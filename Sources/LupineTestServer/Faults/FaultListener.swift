@@ -10,8 +10,13 @@ struct FaultListener: Sendable {
     let port: Int
 
     /// Binds a listener on `host` at a kernel-chosen port, registering each connection with
-    /// `registry`.
-    static func bind(host: String, registry: ConnectionRegistry, group: any EventLoopGroup) async throws -> FaultListener {
+    /// `registry` and closing those that send no complete request head within `headTimeout`.
+    static func bind(
+        host: String,
+        headTimeout: TimeAmount,
+        registry: ConnectionRegistry,
+        group: any EventLoopGroup
+    ) async throws -> FaultListener {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -20,7 +25,7 @@ struct FaultListener: Sendable {
                     let connectionID = registry.register(channel)
                     try channel.pipeline.syncOperations.addHandlers(
                         ByteToMessageHandler(FaultRequestDecoder()),
-                        FaultConnectionHandler(connectionID: connectionID)
+                        FaultConnectionHandler(connectionID: connectionID, headTimeout: headTimeout)
                     )
                 }
             }

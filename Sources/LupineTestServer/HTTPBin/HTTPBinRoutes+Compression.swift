@@ -34,7 +34,7 @@ extension HTTPBinRoutes {
     ) async throws -> Response {
         var object = try await echo(request, context).object([.headers, .method, .origin])
         object[flag] = .bool(true)
-        var plain = ByteBuffer(bytes: try JSONValue.object(object).encoded())
+        var plain = try JSONValue.object(object).encoded()
         let compressed = try plain.compress(with: algorithm)
         return Response(
             status: .ok,

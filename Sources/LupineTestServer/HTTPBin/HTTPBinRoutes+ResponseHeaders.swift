@@ -18,21 +18,21 @@ extension HTTPBinRoutes {
                 headers[values: name].append(pair.value)
             }
             let body = try Self.selfDescribingBody(headers)
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
         }
     }
 
     /// A JSON object of `headers` plus the `Content-Length` of that very JSON, found by iterating
     /// until the length stops changing.
-    private static func selfDescribingBody(_ headers: HTTPFields) throws -> [UInt8] {
+    private static func selfDescribingBody(_ headers: HTTPFields) throws -> ByteBuffer {
         var pairs: [(name: String, value: JSONValue)] = headers.map { ($0.name.rawName, .string($0.value)) }
         pairs.append(("Content-Length", .string("0")))
-        var body: [UInt8] = []
+        var body = ByteBuffer()
         for _ in 0..<4 {
-            let previousLength = body.count
+            let previousLength = body.readableBytes
             pairs[pairs.count - 1].value = .string(String(previousLength))
             body = try JSONValue.multiValueObject(pairs).encoded()
-            if body.count == previousLength { break }
+            if body.readableBytes == previousLength { break }
         }
         return body
     }

@@ -12,6 +12,8 @@ struct HTTPBinRoutes: Sendable {
 
     /// `http` or `https`, for echoed and absolute URLs.
     let scheme: String
+    /// The limits on the request bodies the echo endpoints buffer.
+    let bodyBudget: RequestBodyBudget
 
     /// Adds every endpoint to `router`.
     func register(on router: Router<Context>) {
@@ -38,7 +40,7 @@ struct HTTPBinRoutes: Sendable {
 
     /// The echo builder for a request.
     func echo(_ request: Request, _ context: Context) -> RequestEcho {
-        RequestEcho(request: request, context: context, scheme: scheme)
+        RequestEcho(request: request, context: context, scheme: scheme, bodyBudget: bodyBudget)
     }
 
     /// A JSON response holding the given echo fields.

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// A JSON document, used to build httpbin-shaped bodies and to echo parsed request JSON.
 enum JSONValue: Sendable, Equatable, Codable {
@@ -47,13 +48,16 @@ enum JSONValue: Sendable, Equatable, Codable {
         try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
-    /// Pretty-printed, key-sorted UTF-8 JSON, as httpbin serves it.
-    func encoded() throws -> [UInt8] {
+    /// Pretty-printed, key-sorted UTF-8 JSON and a newline, as httpbin serves it.
+    func encoded() throws -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var bytes = Array(try encoder.encode(self))
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        let json = try encoder.encode(self)
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(json.count + 1)
+        buffer.writeBytes(json)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
     }
 
     /// Groups repeated names the way httpbin does: one value stays a string, several become an array.

@@ -16,6 +16,8 @@ struct RequestEcho {
     let context: TestServerRequestContext
     /// `http` or `https`, for `url`.
     let scheme: String
+    /// The limits within which the body is read.
+    let bodyBudget: RequestBodyBudget
 
     /// The JSON object holding `fields`, reading the request body if any of them needs it.
     func object(_ fields: Set<Field>) async throws -> [String: JSONValue] {
@@ -26,7 +28,8 @@ struct RequestEcho {
         if fields.contains(.origin) { object["origin"] = origin }
         if fields.contains(.url) { object["url"] = .string(url) }
         if !fields.isDisjoint(with: [.data, .files, .form, .json]) {
-            let body = try await self.body()
+            let headers = request.headers
+            let body = try await bodyBudget.withBody(of: request) { try Self.body($0, headers: headers) }
             if fields.contains(.data) { object["data"] = body.data }
             if fields.contains(.files) {
                 object["files"] = body.files
@@ -76,11 +79,8 @@ struct RequestEcho {
         var json: JSONValue = .null
     }
 
-    private func body() async throws -> Body {
-        var request = self.request
-        let buffer = try await request.collectBody(upTo: TestServerRequestContext.maximumBodySize)
-        let bytes = Array(buffer.readableBytesView)
-        let contentType = HeaderValueParameters(request.headers[.contentType] ?? "")
+    private static func body(_ bytes: [UInt8], headers: HTTPFields) throws -> Body {
+        let contentType = HeaderValueParameters(headers[.contentType] ?? "")
         var body = Body()
         switch contentType.value {
         case "application/x-www-form-urlencoded":
@@ -98,18 +98,22 @@ struct RequestEcho {
             body.files = JSONValue.multiValueObject(files.map { ($0.name, Self.text($0.content)) })
             body.fileNames = JSONValue.multiValueObject(files.map { ($0.name, .string($0.filename ?? "")) })
         default:
-            body.data = Self.text(bytes)
-            body.json = bytes.isEmpty ? .null : JSONValue.parse(bytes) ?? .null
+            let text = String(bytes: bytes, encoding: .utf8)
+            body.data = .string(text ?? Self.dataURL(bytes))
+            // JSON is UTF-8 text: a body that is not is never parsed (nor copied to try).
+            body.json = text == nil || bytes.isEmpty ? .null : JSONValue.parse(bytes) ?? .null
         }
         return body
     }
 
     /// UTF-8 text as a string; anything else as a base64 `data:` URL, as httpbin does.
     private static func text(_ bytes: [UInt8]) -> JSONValue {
-        if let text = String(bytes: bytes, encoding: .utf8) {
-            return .string(text)
-        }
-        return .string("data:application/octet-stream;base64,\(Data(bytes).base64EncodedString())")
+        .string(String(bytes: bytes, encoding: .utf8) ?? dataURL(bytes))
+    }
+
+    /// Bytes as a base64 `data:` URL.
+    private static func dataURL(_ bytes: [UInt8]) -> String {
+        "data:application/octet-stream;base64,\(Data(bytes).base64EncodedString())"
     }
 
     /// `content-type` becomes `Content-Type`.

@@ -7,7 +7,7 @@ extension Response {
         status: HTTPResponse.Status = .ok,
         headers: HTTPFields = [:]
     ) throws -> Response {
-        try bytes(value.encoded(), contentType: "application/json", status: status, headers: headers)
+        buffer(try value.encoded(), contentType: "application/json", status: status, headers: headers)
     }
 
     /// A response with a fixed body and `Content-Type`.
@@ -17,9 +17,19 @@ extension Response {
         status: HTTPResponse.Status = .ok,
         headers: HTTPFields = [:]
     ) -> Response {
+        buffer(ByteBuffer(bytes: bytes), contentType: contentType, status: status, headers: headers)
+    }
+
+    /// A response whose body is `body`, with a `Content-Type`.
+    static func buffer(
+        _ body: ByteBuffer,
+        contentType: String,
+        status: HTTPResponse.Status = .ok,
+        headers: HTTPFields = [:]
+    ) -> Response {
         var headers = headers
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// An empty response with a `Location` header.

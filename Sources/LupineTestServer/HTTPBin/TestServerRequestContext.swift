@@ -4,9 +4,6 @@ import NIOCore
 /// The request context of the main listener: Hummingbird's core storage plus the connection's
 /// channel, so handlers can report the peer address and the connection identifier.
 struct TestServerRequestContext: RequestContext {
-    /// Largest request body the echo endpoints accept (64 MiB).
-    static let maximumBodySize = 64 * 1024 * 1024
-
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
 
@@ -14,6 +11,4 @@ struct TestServerRequestContext: RequestContext {
         self.coreContext = .init(source: source)
         self.channel = source.channel
     }
-
-    var maxUploadSize: Int { Self.maximumBodySize }
 }

@@ -39,6 +39,12 @@ final class RawHTTPClient {
         try await Blocking.run { try socket.write(bytes) }
     }
 
+    /// Whether the server sends bytes or closes the connection within `milliseconds`.
+    func hasIncomingBytes(within milliseconds: Int32) async throws -> Bool {
+        let socket = self.socket
+        return try await Blocking.run { socket.isReadable(within: milliseconds) }
+    }
+
     /// Writes a request with `Host` and, for a body, `Content-Length`.
     func sendRequest(
         _ method: String = "GET",

@@ -1,0 +1,143 @@
+import Foundation
+import LupineTestServer
+import Testing
+
+/// Deadlines here are short for a quick run but leave a request that must get in on time a
+/// margin of seconds, for a machine busy with the rest of the suite.
+@Suite("Request-head deadline and connection limit")
+struct RequestHeadDeadlineTests {
+    private static let deadline = LupineTestServer.Configuration(requestHeadTimeout: .seconds(2))
+
+    /// A request head that never ends, for a slowloris to trickle.
+    private static let endlessHead = Array(("GET /get HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "é", count: 120)).utf8)
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func silentAndTricklingConnectionsAreClosed(faultListener: Bool) async throws {
+        try await withServer(Self.deadline) { server in
+            let url = faultListener ? server.faultsBaseURL : server.baseURL
+            let (host, port) = (url.host ?? "", url.port ?? 0)
+            let silentCount = 100
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<silentCount {
+                    group.addTask {
+                        let closed = try await Blocking.run {
+                            let socket = try BlockingSocket.open(host: host, port: port)
+                            defer { socket.disconnect() }
+                            return socket.waitForClose(limit: 0)
+                        }
+                        #expect(closed, "a silent connection stayed open")
+                    }
+                }
+                group.addTask {
+                    // 240 bytes at one per 50 ms would take 12 s; the deadline is 2 s.
+                    let (sent, closed) = try await Blocking.run {
+                        let socket = try BlockingSocket.open(host: host, port: port)
+                        defer { socket.disconnect() }
+                        return (socket.trickle(Self.endlessHead, interval: 50), socket.waitForClose(limit: 0))
+                    }
+                    #expect(sent != nil && sent! < Self.endlessHead.count, "the slowloris was not cut off")
+                    #expect(closed)
+                }
+                group.addTask {
+                    let client = try await RawHTTPClient.connect(to: url)
+                    let path = faultListener ? "/keep-alive-once" : "/get"
+                    #expect(try await client.request("GET", path).status == 200)
+                }
+                try await group.waitForAll()
+            }
+            let client = try await RawHTTPClient.connect(to: url)
+            #expect(try await client.request("GET", faultListener ? "/keep-alive-once" : "/get").status == 200)
+            #expect(try await eventually { server.connections.open <= 1 })
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func keepAliveConnectionIsClosedWhenTheNextHeadIsLate() async throws {
+        try await withServer(Self.deadline) { server in
+            let main = try await server.connect()
+            #expect(try await main.request("GET", "/get").status == 200)
+            #expect(await main.isClosedByServer())
+            let faults = try await server.connectToFaults()
+            #expect(try await faults.request("GET", "/nowhere").status == 404)
+            #expect(await faults.isClosedByServer())
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func responsesSlowerThanTheDeadlineAreNotCut() async throws {
+        try await withServer(Self.deadline) { server in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let client = try await server.connect()
+                    #expect(try await client.request("GET", "/delay/3").status == 200)
+                }
+                group.addTask {
+                    let client = try await server.connect()
+                    #expect(try await client.request("GET", "/drip?numbytes=3&duration=3").body.count == 3)
+                }
+                // Readers slower than the deadline: 32 MiB cannot sit in the socket buffers, so
+                // the server is still writing when the pause ends.
+                for (url, path) in [(server.baseURL, "/bytes/33554432"), (server.faultsBaseURL, "/interrupt?bytes=33554432&at=0")] {
+                    group.addTask {
+                        let reader = try await RawHTTPClient.connect(to: url)
+                        try await reader.sendRequest("GET", path, headers: [("Range", "bytes=0-")])
+                        let head = try await reader.readHead()
+                        try await Task.sleep(for: .seconds(3))  // the slow reader's pause, not a synchronisation
+                        let length = try #require(head.header("Content-Length").flatMap { Int($0) })
+                        do {
+                            #expect(try await reader.read(count: length).count == 33_554_432)
+                        } catch RawHTTPClient.Failure.unexpectedEndOfStream(let received) {
+                            Issue.record("\(path) was cut after \(received.count) of \(length) bytes")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func bodyThatStopsArrivingIsCutAndItsReservationReturned() async throws {
+        try await withServer(Self.deadline) { server in
+            let client = try await server.connect()
+            try await client.send(Array("POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nlupine".utf8))
+            #expect(await client.isClosedByServer())
+            #expect(try await eventually { server.requestBodies.bufferedBytes == 0 })
+            #expect(server.requestBodies.peakBufferedBytes == 5000)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
+        try await withServer(.init(requestHeadTimeout: .seconds(60), maximumConnections: 3)) { server in
+            var held: [RawHTTPClient] = []
+            for _ in 0..<3 {
+                held.append(try await server.connect())
+            }
+            #expect(try await eventually { server.connections.open == 3 })
+            let refused = try await server.connectToFaults()
+            #expect(await refused.isClosedByServer())
+            #expect(server.connections.refused == 1)
+            #expect(server.connections.open == 3)
+
+            held.removeAll()
+            #expect(try await eventually { server.connections.open == 0 })
+            let client = try await server.connect()
+            #expect(try await client.request("GET", "/get").status == 200)
+        }
+    }
+
+    @Test func invalidLimitsAreRejectedAtStart() async throws {
+        let invalid: [LupineTestServer.Configuration] = [
+            .init(requestHeadTimeout: .zero),
+            .init(maximumRequestBodySize: -1),
+            .init(requestBodyBudget: -1),
+            .init(maximumConnections: 0),
+        ]
+        for configuration in invalid {
+            await #expect(throws: LupineTestServer.StartupError.self) {
+                _ = try await LupineTestServer.start(configuration)
+            }
+        }
+    }
+}
