@@ -6,7 +6,8 @@ import Testing
 /// margin of seconds, for a machine busy with the rest of the suite.
 @Suite("Request-head deadline and connection limit")
 struct RequestHeadDeadlineTests {
-    private static let deadline = LupineTestServer.Configuration(requestHeadTimeout: .seconds(2))
+    // Long enough for a fully loaded two-core machine to send a head in time; short enough to wait out.
+    private static let deadline = LupineTestServer.Configuration(requestHeadTimeout: .seconds(6))
 
     /// A request head that never ends, for a slowloris to trickle.
     private static let endlessHead = Array(("GET /get HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "é", count: 120)).utf8)
@@ -21,7 +22,8 @@ struct RequestHeadDeadlineTests {
                 for _ in 0..<silentCount {
                     group.addTask {
                         let closed = try await Blocking.run {
-                            let socket = try BlockingSocket.open(host: host, port: port)
+                            // Reads wait well past the deadline: a loaded machine fires it late.
+                            let socket = try BlockingSocket.open(host: host, port: port, timeout: 30)
                             defer { socket.disconnect() }
                             return socket.waitForClose(limit: 0)
                         }
@@ -29,11 +31,11 @@ struct RequestHeadDeadlineTests {
                     }
                 }
                 group.addTask {
-                    // 240 bytes at one per 50 ms would take 12 s; the deadline is 2 s.
+                    // 240 bytes at one per 100 ms would take 24 s; the deadline is 6 s.
                     let (sent, closed) = try await Blocking.run {
-                        let socket = try BlockingSocket.open(host: host, port: port)
+                        let socket = try BlockingSocket.open(host: host, port: port, timeout: 30)
                         defer { socket.disconnect() }
-                        return (socket.trickle(Self.endlessHead, interval: 50), socket.waitForClose(limit: 0))
+                        return (socket.trickle(Self.endlessHead, interval: 100), socket.waitForClose(limit: 0))
                     }
                     #expect(sent != nil && sent! < Self.endlessHead.count, "the slowloris was not cut off")
                     #expect(closed)
@@ -69,11 +71,11 @@ struct RequestHeadDeadlineTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let client = try await server.connect()
-                    #expect(try await client.request("GET", "/delay/3").status == 200)
+                    #expect(try await client.request("GET", "/delay/8").status == 200)
                 }
                 group.addTask {
                     let client = try await server.connect()
-                    #expect(try await client.request("GET", "/drip?numbytes=3&duration=3").body.count == 3)
+                    #expect(try await client.request("GET", "/drip?numbytes=3&duration=8").body.count == 3)
                 }
                 // Readers slower than the deadline: 32 MiB cannot sit in the socket buffers, so
                 // the server is still writing when the pause ends.
@@ -82,7 +84,7 @@ struct RequestHeadDeadlineTests {
                         let reader = try await RawHTTPClient.connect(to: url)
                         try await reader.sendRequest("GET", path, headers: [("Range", "bytes=0-")])
                         let head = try await reader.readHead()
-                        try await Task.sleep(for: .seconds(3))  // the slow reader's pause, not a synchronisation
+                        try await Task.sleep(for: .seconds(8))  // the slow reader's pause, not a synchronisation
                         let length = try #require(head.header("Content-Length").flatMap { Int($0) })
                         do {
                             #expect(try await reader.read(count: length).count == 33_554_432)

@@ -43,7 +43,8 @@ enum TrustFixtures {
         return try await withServerAndTransport(
             server: .init(certificateChain: chains.chain(kind)),
             transport: .init(
-                connectTimeout: .seconds(5),
+                // A bound against a hang: the whole suite shares two cores, and a handshake can wait its turn.
+                connectTimeout: .seconds(30),
                 hostAddresses: Dictionary(uniqueKeysWithValues: Self.loopbackNames.map { ($0, "127.0.0.1") })
             )
         ) { server, transport in

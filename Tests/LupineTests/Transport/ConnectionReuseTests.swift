@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func serverClosingIdleConnectionsDoesNotBreakTheNextRequest() async throws {
-        try await withServerAndTransport(server: .init(idleTimeout: .seconds(3))) { server, transport in
+        try await withServerAndTransport(server: .init(idleTimeout: .seconds(6))) { server, transport in
             let url = server.baseURL.appending("/get")
             _ = try await transport.get(url)
             try await waitUntil(timeout: .seconds(20), "the server closes the idle connection") { server.connections.open == 0 }

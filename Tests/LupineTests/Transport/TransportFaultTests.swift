@@ -6,10 +6,9 @@ import Testing
 
 /// Servers that misbehave: each failure surfaces as its own typed error, never a hang or a short success.
 @Suite struct TransportFaultTests {
-    @Test func connectionRefusedFailsWithinASecond() async throws {
-        let server = try await LupineTestServer.start()
-        let closedURL = server.baseURL
-        await server.stop()
+    @Test func connectionRefusedFailsAtOnce() async throws {
+        let closed = try ClosedPort()
+        let closedURL = closed.url
         let transport = NIOTransport()
         let started = ContinuousClock.now
         await #expect {
@@ -18,7 +17,8 @@ import Testing
             guard case TransportError.connectionFailed = error else { return false }
             return true
         }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // Far below any timeout; under a second on a quiet machine, with room for a loaded one.
+        #expect(ContinuousClock.now - started < .seconds(3))
         await transport.shutdown()
     }
 

@@ -135,7 +135,8 @@ import Testing
                 Issue.record("expected a cancellation, got \(result)")
                 return
             }
-            #expect(ContinuousClock.now - cancelled < .seconds(5))
+            // A bound against a hang, not a speed claim: the whole suite shares two cores.
+            #expect(ContinuousClock.now - cancelled < .seconds(30))
         }
     }
 

@@ -1,0 +1,48 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A loopback TCP port that refuses connections for as long as this value lives: a socket is
+/// bound to it but never listens, so no other test's server can take the port meanwhile (a port
+/// freed by stopping a server can be handed to the next server that starts).
+final class ClosedPort: Sendable {
+    let port: Int
+    /// `http://127.0.0.1:PORT`.
+    let url: URL
+    private let descriptor: CInt
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        guard let url = URL(string: "http://127.0.0.1:\(port)") else {
+            close(descriptor)
+            throw POSIXError(.EINVAL)
+        }
+        self.descriptor = descriptor
+        self.port = port
+        self.url = url
+    }
+
+    deinit {
+        close(self.descriptor)
+    }
+}
