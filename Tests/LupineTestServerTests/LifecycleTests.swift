@@ -2,12 +2,6 @@ import Foundation
 import LupineTestServer
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 @Suite("Server lifecycle")
 struct LifecycleTests {
     @Test(.timeLimit(.minutes(1)))
@@ -53,20 +47,10 @@ struct LifecycleTests {
     func stoppedServerRefusesConnections() async throws {
         let server = try await LupineTestServer.start()
         await server.stop()
-        // The port is free again: a socket can take it (and, bound without listening, holds it,
-        // so another test's server cannot answer in the stopped one's place).
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(server.baseURL.port ?? 0)).bigEndian
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        #expect(bound, "the stopped server's port is still taken")
-        await #expect(throws: (any Error).self) {
-            _ = try await server.connect()
-        }
+        let accepted = server.connections.accepted
+        // The port may already serve another test's server (the kernel hands freed ports out
+        // again), so what counts is that the stopped server itself accepts nothing more.
+        _ = try? await server.connect()
+        #expect(server.connections.accepted == accepted)
     }
 }
