@@ -143,4 +143,20 @@ import Testing
         #expect(outcome.stderr.split(separator: "\n").count == 1)
         #expect(server.connections.accepted == 0)
     }
+
+    @Test func anInvalidURLNeverEchoesItsPassword() async throws {
+        let outcome = try await Self.lupine(["get", "http://alice:s3cret@[::1"])
+        #expect(outcome.status == 1)
+        #expect(!outcome.stderr.contains("s3cret"), "\(outcome.stderr)")
+        #expect(outcome.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func anUnparsableLocationIsAnError() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let outcome = try await Self.lupine(["get", server.baseURL.absoluteString + "/redirect-to?url=http%3A%2F%2F%5B%3A%3A1"])
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.hasPrefix("lupine: ") && outcome.stderr.split(separator: "\n").count == 1, "\(outcome.stderr)")
+        #expect(outcome.output.isEmpty)
+    }
 }
