@@ -11,4 +11,11 @@ struct LupineCommand: AsyncParsableCommand {
             DownloadCommand.self, ServeCommand.self, DemoCommand.self,
         ]
     )
+
+    /// Runs the command line, after making sure descriptors 0, 1 and 2 are open (see
+    /// ``StandardOutput/reserveStandardDescriptors()``) before anything else opens one.
+    static func main() async {
+        StandardOutput.reserveStandardDescriptors()
+        await Self.main(nil)
+    }
 }

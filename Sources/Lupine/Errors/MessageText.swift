@@ -12,7 +12,8 @@ enum MessageText {
     }
 
     /// `string`, meant as a URL, as a message shows it: a password in its user-info replaced by
-    /// `***` (`http://u:***@host/`), on one line, at most ``maximumLength`` characters. A string
+    /// `***` (`http://u:***@host/`), a user-info without password (often a token) replaced whole
+    /// (`http://***@host/`), on one line, at most ``maximumLength`` characters. A string
     /// that is not a URL at all has everything before its last `@` hidden, since it cannot be
     /// told where a password in it ends.
     static func url(_ string: String) -> String {
@@ -46,7 +47,9 @@ enum MessageText {
         let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
         if let at = rest[..<authorityEnd].lastIndex(of: "@") {
             let userInfo = rest[..<at]
-            guard let colon = userInfo.firstIndex(of: ":") else { return string }
+            guard let colon = userInfo.firstIndex(of: ":") else {
+                return String(string[..<start]) + "***" + String(string[at...])
+            }
             return String(string[..<rest.index(after: colon)]) + "***" + String(string[at...])
         }
         if URL(string: string) == nil, let at = rest.lastIndex(of: "@") {

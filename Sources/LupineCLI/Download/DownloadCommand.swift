@@ -44,6 +44,7 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let (request, manager) = try HTTPExchange(method: .GET, options: self.request).prepare()
         let output = ExchangeOutput(headsOnStandardErrorIf: self.request.verbose)
+        output.showRedirects(of: manager)
         let target: DownloadTarget
         do {
             target = self.output == "-" ? .standardOutput : try DownloadTarget.resolve(try self.outputPath(for: request.url))

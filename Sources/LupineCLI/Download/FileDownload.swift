@@ -117,6 +117,10 @@ struct FileDownload {
             return HTTPExchange.fail(message, code: TerminationSignal.exitStatus(for: signal))
         }
         switch error {
+        case .downloadFailed(.interrupted(_, .transport(.decompressionLimitExceeded))), .transport(.decompressionLimitExceeded):
+            // Continuing would inflate the same body into the same limit.
+            let underlying = if case .downloadFailed(.interrupted(_, let inner)) = error { inner } else { error }
+            return HTTPExchange.fail(underlying.description, code: 1)
         case .downloadFailed(.interrupted(_, let underlying)):
             return HTTPExchange.fail("download interrupted after \(size) bytes (\(underlying.description)); \(resumable)", code: HTTPExchange.exitCode(for: underlying))
         case .transport where bodyStarted && size > 0:

@@ -13,6 +13,19 @@ private let systemWrite = Darwin.write
 
 /// Unbuffered writes to standard output: bytes go out exactly as given, as soon as given.
 enum StandardOutput {
+    /// Opens /dev/null on any of descriptors 0, 1 and 2 that the process was started without
+    /// (`lupine get URL >&-`), as curl does: otherwise the first descriptor the event loops open
+    /// takes number 1, and the body would be written into it. Call before any I/O is set up.
+    static func reserveStandardDescriptors() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+            let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if opened >= 0 && opened != descriptor {
+                dup2(opened, descriptor)
+                close(opened)
+            }
+        }
+    }
+
     /// Whether standard output is a terminal (then bodies may be formatted for a person).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 

@@ -36,6 +36,20 @@ struct ExchangeOutput: Sendable {
         }
     }
 
+    /// Shows each redirect as it is followed, as `curl -v` does: the redirect's head and the
+    /// request sent next.
+    func showRedirects(of manager: SessionManager) {
+        let previous = manager.hooks.willPerformRedirection
+        manager.hooks.willPerformRedirection = { task, head, next in
+            let followed = previous.map { $0(task, head, next) } ?? next
+            try? self.show(head)
+            if let followed {
+                try? self.show(followed)
+            }
+            return followed
+        }
+    }
+
     /// Shows the response head (`h`) as selected, and on stderr with `-v`.
     func show(_ head: ResponseHead) throws {
         try self.show(head: ExchangeFormatter.responseHead(head), selected: self.selection.contains("h"))

@@ -12,6 +12,7 @@ struct HTTPExchange {
         let (request, manager) = try self.prepare()
         let output = ExchangeOutput(options: self.options, terminal: StandardOutput.isTerminal)
         let printer = BodyPrinter(formatted: output.terminal)
+        output.showRedirects(of: manager)
         let head: ResponseHead?
         do {
             try output.show(request)
@@ -26,6 +27,8 @@ struct HTTPExchange {
                 }
             ).head
             if output.showsBody { try printer.finish() }
+        } catch LupineError.responseSerializationFailed(.handlerFailed(let error as OutputError)) {
+            throw Self.fail(error.description, code: 1)
         } catch let error as LupineError {
             throw Self.fail(error.description, code: Self.exitCode(for: error))
         } catch {

@@ -93,6 +93,9 @@ struct RequestOptions: ParsableArguments {
         if let printSelection, printSelection.isEmpty || !printSelection.allSatisfy({ "HBhb".contains($0) }) {
             throw ValidationError("--print takes letters of HBhb: H request head, B request body, h response head, b response body.")
         }
+        for case .file(let name, "") in requestItems {
+            throw ValidationError("\"\(name)@\" names no file: give the path after @.")
+        }
         for item in items where RequestItem(item) == nil {
             throw ValidationError("\"\(item)\" is not a request item (key==value, key=value, key:=json or Header:value).")
         }

@@ -247,4 +247,48 @@ import Darwin
         #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: folder.appending(path: "stderr"))) ?? Data(), as: UTF8.self))")
         #expect(Array(try Data(contentsOf: folder.appending(path: "stdout"))) == DeterministicBytes.bytes(in: 0..<3))
     }
+
+    @Test func aClosedStdoutIsNotTakenByAnInternalDescriptor() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try temporaryFolder()
+        let process = try ChildProcess.start(
+            LupineCommandLineTests.executable,
+            ["get", server.baseURL.absoluteString + "/bytes/100000"],
+            in: folder,
+            stdout: nil,
+            stderr: folder.appending(path: "stderr")
+        )
+        let exit = await process.wait()
+        // The body goes to /dev/null, as curl's does, not into an event loop's descriptor.
+        #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: folder.appending(path: "stderr"))) ?? Data(), as: UTF8.self))")
+    }
+
+    @Test func aDecompressionBombIsNotOfferedToContinue() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let outcome = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/gzip-zeros/1073741824", "-o", "bomb"], in: sandbox.work)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("decompression bomb") && !outcome.stderr.contains("--continue"), "\(outcome.stderr)")
+        // A few MiB of zeros is a legitimate body.
+        let zeros = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/gzip-zeros/3000000"], in: sandbox.work)
+        #expect(zeros.status == 0 && zeros.output == [UInt8](repeating: 0, count: 3_000_000))
+    }
+
+    @Test func verboseShowsEveryRedirectHop() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let outcome = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/redirect/2", "-v"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.components(separatedBy: "HTTP/1.1 302").count == 3, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("GET /get HTTP/1.1") && outcome.stderr.contains("HTTP/1.1 200 OK"))
+    }
+
+    @Test func tokensAndEmptyFileItemsAreHandled() async throws {
+        let token = try await LupineCommandLineTests.lupine(["get", "http://SECRETTOKEN@[::1/get"])
+        #expect(token.status == 1 && !token.stderr.contains("SECRETTOKEN"), "\(token.stderr)")
+        let empty = try await LupineCommandLineTests.lupine(["post", "127.0.0.1:9/post", "f@"])
+        #expect(empty.status != 0 && empty.stderr.contains("names no file"), "\(empty.stderr)")
+    }
 }

@@ -24,13 +24,18 @@ struct ChildProcess: Sendable {
 
     let pid: pid_t
 
-    /// Starts `executable` with `arguments` in `directory`, standard input from /dev/null.
-    static func start(_ executable: URL, _ arguments: [String], in directory: URL, stdout: URL, stderr: URL) throws -> ChildProcess {
+    /// Starts `executable` with `arguments` in `directory`, standard input from /dev/null;
+    /// without a `stdout` file, standard output is closed (as `>&-` does).
+    static func start(_ executable: URL, _ arguments: [String], in directory: URL, stdout: URL?, stderr: URL) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let stdout {
+            posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_addclose(&actions, 1)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         // The shell changes directory, then becomes the program (same process, same pid).
         let shell = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, directory.path, executable.path]
