@@ -6,8 +6,7 @@
 /// last chunk. The ratio is checked only once the body has inflated past ``ratioGrace``, so a small
 /// but highly repetitive body (a JSON list of alike records easily compresses 250 times) is never
 /// refused for its ratio, while a bomb (gzip of zeros inflates about 1,000 times) is stopped
-/// after some 16 compressed kilobytes. Inflation is paced by the reader, so even the grace never
-/// sits in memory at once.
+/// after some 8 compressed kilobytes.
 public struct DecompressionLimit: Sendable, Hashable {
     /// The most bytes one response body may inflate to; `nil` sets no bound on the size.
     public var maximumSize: Int?
@@ -16,11 +15,11 @@ public struct DecompressionLimit: Sendable, Hashable {
     /// How many inflated bytes a body may reach before its ratio is checked.
     public var ratioGrace: Int
 
-    /// Creates a limit. The defaults accept any body up to 16 MiB inflated whatever its ratio (a
+    /// Creates a limit. The defaults accept any body up to 8 MiB inflated whatever its ratio (a
     /// zero-filled file of a few MiB is legitimate), and beyond that any body whose ratio stays
     /// within 500 (anything real that is not mostly one repeated byte); a bomb is refused within
     /// the first MiB past the grace.
-    public init(maximumSize: Int? = nil, maximumRatio: Int? = 500, ratioGrace: Int = 16 * 1024 * 1024) {
+    public init(maximumSize: Int? = nil, maximumRatio: Int? = 500, ratioGrace: Int = 8 * 1024 * 1024) {
         self.maximumSize = maximumSize.map { max(0, $0) }
         self.maximumRatio = maximumRatio.map { max(1, $0) }
         self.ratioGrace = max(0, ratioGrace)

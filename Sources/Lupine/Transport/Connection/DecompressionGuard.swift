@@ -5,8 +5,8 @@ import NIOHTTP1
 /// of its own (its ratio mode refuses a small, highly repetitive body from the first bytes).
 ///
 /// ``compressedSide`` sits before the decompressor and counts the compressed body bytes, handing
-/// them on in slices of at most 16 KiB as the consumer asks for more; ``inflatedSide`` sits after
-/// it, counts what they inflate to and, once the limit is exceeded, reports
+/// them on in slices of at most 4 KiB; ``inflatedSide`` sits after it, counts what they inflate
+/// to and, once the limit is exceeded, reports
 /// ``TransportError/decompressionLimitExceeded(inflatedBytes:compressedBytes:limit:)`` and drops
 /// the rest. Slicing bounds the work done after the limit is hit: at most one slice's worth is
 /// inflated (and discarded), never a whole socket read's.
@@ -45,33 +45,17 @@ final class DecompressionGuard {
         }
     }
 
-    /// Counts compressed body bytes and hands them on in slices, as the consumer asks for more:
-    /// each demand (a `read` that the handlers after this one let through) inflates at most
-    /// ``inflatedBytesPerDemand``; the compressed rest waits here, and the socket is not read
-    /// meanwhile. So even without a limit a bomb inflates only as fast as its body is consumed.
-    final class CompressedSide: ChannelDuplexHandler, RemovableChannelHandler {
+    /// Counts compressed body bytes and hands them on to the decompressor in small slices, the
+    /// limit checked after each: once it is exceeded, at most one slice's worth has inflated past
+    /// it (deflate's worst ratio, about 1,032, makes that 4 MiB), never a whole socket read's.
+    final class CompressedSide: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPClientResponsePart
         typealias InboundOut = HTTPClientResponsePart
-        typealias OutboundIn = HTTPClientRequestPart
-        typealias OutboundOut = HTTPClientRequestPart
 
         /// The largest compressed slice handed to the decompressor at once.
-        static let maximumSliceSize = 16 * 1024
-        /// The smallest: a KiB of the densest deflate data inflates to about 1 MiB.
-        static let minimumSliceSize = 1024
-        /// Deflate's largest possible ratio, assumed for a body's first slice.
-        static let worstRatio = 1032
-        /// How many inflated bytes one demand may produce before the rest waits for the next.
-        static let inflatedBytesPerDemand = 1024 * 1024
+        static let maximumSliceSize = 4 * 1024
 
         private let meter: Meter
-        /// Compressed bytes received but not yet handed to the decompressor.
-        private var pending = ByteBuffer()
-        /// The end of the body, or of the connection, held back until `pending` has been handed on.
-        private var heldEnd: HTTPClientResponsePart?
-        private var heldInactive = false
-        /// How much the last slice inflated per compressed byte, which sizes the next slice.
-        private var lastRatio = CompressedSide.worstRatio
 
         init(meter: Meter) {
             self.meter = meter
@@ -82,74 +66,17 @@ final class DecompressionGuard {
             switch part {
             case .head(let head):
                 self.meter.start(head)
-                self.pending.clear()
-                self.lastRatio = Self.worstRatio
                 context.fireChannelRead(data)
             case .body(var buffer) where self.meter.isCompressed:
-                guard !self.meter.exceeded else { return }
-                self.pending.writeBuffer(&buffer)
-                self.handOn(context: context)
+                while !self.meter.exceeded, let slice = buffer.readSlice(length: min(Self.maximumSliceSize, buffer.readableBytes)),
+                    slice.readableBytes > 0
+                {
+                    self.meter.compressed += slice.readableBytes
+                    context.fireChannelRead(Self.wrapInboundOut(.body(slice)))
+                }
             case .body, .end:
                 guard !self.meter.exceeded else { return }
-                if self.pending.readableBytes > 0 {
-                    self.heldEnd = part
-                } else {
-                    context.fireChannelRead(data)
-                }
-            }
-        }
-
-        func channelInactive(context: ChannelHandlerContext) {
-            if self.pending.readableBytes > 0 && !self.meter.exceeded {
-                self.heldInactive = true
-            } else {
-                context.fireChannelInactive()
-            }
-        }
-
-        func read(context: ChannelHandlerContext) {
-            guard self.pending.readableBytes > 0 else {
-                context.read()
-                return
-            }
-            self.handOn(context: context)
-            if self.pending.readableBytes > 0 {
-                // Ask again through the handlers after this one, which hold the read back while
-                // their consumer has enough.
-                let pipeline = context.pipeline
-                context.eventLoop.execute { pipeline.read() }
-            } else {
-                context.read()
-            }
-        }
-
-        /// Hands pending slices to the decompressor until this demand's share is inflated. Each
-        /// slice is sized by the last one's ratio, so that none inflates much past the share.
-        private func handOn(context: ChannelHandlerContext) {
-            let stopAt = self.meter.inflated + Self.inflatedBytesPerDemand
-            while !self.meter.exceeded, self.meter.inflated < stopAt, self.pending.readableBytes > 0 {
-                let size = min(
-                    max((stopAt - self.meter.inflated) / self.lastRatio, Self.minimumSliceSize),
-                    Self.maximumSliceSize,
-                    self.pending.readableBytes
-                )
-                guard let slice = self.pending.readSlice(length: size) else { break }
-                let inflatedBefore = self.meter.inflated
-                self.meter.compressed += size
-                context.fireChannelRead(Self.wrapInboundOut(.body(slice)))
-                self.lastRatio = max(1, (self.meter.inflated - inflatedBefore) / size)
-            }
-            guard self.pending.readableBytes == 0 || self.meter.exceeded else { return }
-            self.pending.clear()
-            if let end = self.heldEnd {
-                self.heldEnd = nil
-                if !self.meter.exceeded {
-                    context.fireChannelRead(Self.wrapInboundOut(end))
-                }
-            }
-            if self.heldInactive {
-                self.heldInactive = false
-                context.fireChannelInactive()
+                context.fireChannelRead(data)
             }
         }
     }
