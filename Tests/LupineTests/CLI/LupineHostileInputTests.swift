@@ -1,0 +1,158 @@
+import Foundation
+import LupineTestServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the hostile pass found: each case run as a real process.
+@Suite struct LupineHostileInputTests {
+    @Test func aClosedOrFullStderrNeverCrashesADownload() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let process = try ChildProcess.start(
+            LupineCommandLineTests.executable,
+            ["download", server.baseURL.absoluteString + "/bytes/10", "-o", "x", "-v"],
+            in: sandbox.work,
+            stdout: sandbox.root.appending(path: "stdout"),
+            stderr: URL(fileURLWithPath: "/dev/full")
+        )
+        let exit = await process.wait()
+        #expect(exit.status == 0)
+        #expect(Array(try Data(contentsOf: sandbox.work.appending(path: "x"))) == DeterministicBytes.bytes(in: 0..<10))
+    }
+
+    @Test func aFailureBeforeTheBodyDoesNotSuggestContinue() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        try Data("precious\n".utf8).write(to: sandbox.work.appending(path: "p"))
+        let outcome = try await LupineCommandLineTests.lupine(["download", server.faultsBaseURL.absoluteString + "/malformed-status-line", "-o", "p"], in: sandbox.work)
+        #expect(outcome.status == 1)
+        #expect(!outcome.stderr.contains("--continue") && !outcome.stderr.contains("bytes"), "\(outcome.stderr)")
+        #expect(try Data(contentsOf: sandbox.work.appending(path: "p")) == Data("precious\n".utf8))
+    }
+
+    @Test func verboseShowsTheHeadsAndPrintIsRefused() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let verbose = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", "v", "-v"], in: sandbox.work)
+        #expect(verbose.status == 0)
+        #expect(verbose.stderr.contains("GET /bytes/10 HTTP/1.1") && verbose.stderr.contains("HTTP/1.1 200 OK"), "\(verbose.stderr)")
+        let printed = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", "w", "--print", "h"], in: sandbox.work)
+        #expect(printed.status != 0 && printed.stderr.contains("--print does not apply"))
+        let empty = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", ""], in: sandbox.work)
+        #expect(empty.status != 0 && empty.stderr.contains("-o needs a file name"))
+        #expect(try sandbox.workContents() == ["v"])
+    }
+
+    @Test func dashOIsStandardOutput() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let outcome = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/70000", "-o", "-"], in: sandbox.work)
+        #expect(outcome.status == 0)
+        #expect(outcome.output == DeterministicBytes.bytes(in: 0..<70_000))
+        #expect(try sandbox.workContents() == [])
+    }
+
+    @Test func onlyARegularFileIsEverTheResumeRecord() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=100000&at=5000"
+        #expect(mkfifo(sandbox.work.appending(path: "a.bin.lupine-resume").path, 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.work.appending(path: "b.bin.lupine-resume").path, withDestinationPath: "../outside/precious.txt")
+        for name in ["a.bin", "b.bin"] {
+            let outcome = try await LupineCommandLineTests.lupine(["download", url, "-o", name], in: sandbox.work)
+            #expect(outcome.status == 1)
+            #expect(outcome.stderr.contains("warning: could not save"), "\(outcome.stderr)")
+        }
+        var info = stat()
+        #expect(lstat(sandbox.work.appending(path: "a.bin.lupine-resume").path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(lstat(sandbox.work.appending(path: "b.bin.lupine-resume").path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    @Test func aNameFromTheURLIsNotFollowedThroughALink() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        try FileManager.default.createSymbolicLink(atPath: sandbox.work.appending(path: "100").path, withDestinationPath: "../outside/precious.txt")
+        let outcome = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/100"], in: sandbox.work)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("is a symbolic link"), "\(outcome.stderr)")
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    /// As root without CAP_NET_ADMIN (a default container): setting a TCP option at the socket
+    /// level once turned on SO_DEBUG, which needs it, and every connection failed.
+    @Test func connectionsNeedNoPrivilege() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            Issue.record("setpriv (util-linux) is needed to drop CAP_NET_ADMIN")
+            return
+        }
+        let folder = try temporaryFolder()
+        let process = try ChildProcess.start(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--inh-caps=-net_admin", "--bounding-set=-net_admin", LupineCommandLineTests.executable.path, "get", server.baseURL.absoluteString + "/bytes/3"],
+            in: folder,
+            stdout: folder.appending(path: "stdout"),
+            stderr: folder.appending(path: "stderr")
+        )
+        let exit = await process.wait()
+        #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: folder.appending(path: "stderr"))) ?? Data(), as: UTF8.self))")
+        #expect(Array(try Data(contentsOf: folder.appending(path: "stdout"))) == DeterministicBytes.bytes(in: 0..<3))
+    }
+
+    @Test func aClosedStdoutIsNotTakenByAnInternalDescriptor() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try temporaryFolder()
+        let process = try ChildProcess.start(
+            LupineCommandLineTests.executable,
+            ["get", server.baseURL.absoluteString + "/bytes/100000"],
+            in: folder,
+            stdout: nil,
+            stderr: folder.appending(path: "stderr")
+        )
+        let exit = await process.wait()
+        // The body goes to /dev/null, as curl's does, not into an event loop's descriptor.
+        #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: folder.appending(path: "stderr"))) ?? Data(), as: UTF8.self))")
+    }
+
+    @Test func aDecompressionBombIsNotOfferedToContinue() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let outcome = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/gzip-zeros/1073741824", "-o", "bomb"], in: sandbox.work)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("decompression bomb") && !outcome.stderr.contains("--continue"), "\(outcome.stderr)")
+        // A few MiB of zeros is a legitimate body.
+        let zeros = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/gzip-zeros/3000000"], in: sandbox.work)
+        #expect(zeros.status == 0 && zeros.output == [UInt8](repeating: 0, count: 3_000_000))
+    }
+
+    @Test func verboseShowsEveryRedirectHop() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let outcome = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/redirect/2", "-v"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.components(separatedBy: "HTTP/1.1 302").count == 3, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("GET /get HTTP/1.1") && outcome.stderr.contains("HTTP/1.1 200 OK"))
+    }
+
+    @Test func tokensAndEmptyFileItemsAreHandled() async throws {
+        let token = try await LupineCommandLineTests.lupine(["get", "http://SECRETTOKEN@[::1/get"])
+        #expect(token.status == 1 && !token.stderr.contains("SECRETTOKEN"), "\(token.stderr)")
+        let empty = try await LupineCommandLineTests.lupine(["post", "127.0.0.1:9/post", "f@"])
+        #expect(empty.status != 0 && empty.stderr.contains("names no file"), "\(empty.stderr)")
+    }
+}
