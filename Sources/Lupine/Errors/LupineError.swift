@@ -110,7 +110,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case temporaryFileMissing(URL)
         /// The body could not be written to the file (a full disk, a file size limit).
         case fileWriteFailed(URL, reason: String)
-        /// The finished file could not be moved to its destination; the temporary file was removed.
+        /// The finished file could not be moved to its destination (a file is already there and
+        /// may not be replaced, a missing folder, permissions, a full disk); the temporary file was
+        /// removed if the task had made it.
         case cannotMoveFile(from: URL, to: URL, reason: String)
         /// The destination is something a download never replaces: a directory, a device, a FIFO
         /// or a socket (a symbolic link is followed to what it names).

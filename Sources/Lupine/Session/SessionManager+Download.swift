@@ -45,7 +45,9 @@ extension SessionManager {
     /// credentials, travel with the ranged request).
     ///
     /// The partial file may be any file, such as one a previous run of a program left; it is
-    /// never deleted.
+    /// never deleted, and nothing in it changes until the server answers with a body: a `206`
+    /// continues it after `bytesReceived` (cutting anything past them), a `200` rewrites it whole.
+    /// With `bytesReceived` 0 the whole body is asked for and written into the file in place.
     ///
     /// - Throws: ``LupineError/DownloadFailureReason/resumeDataForAnotherURL(expected:found:)``
     ///   when the resume data belong to another URL (neither the one the download started with

@@ -25,7 +25,7 @@ extension SessionManager {
             self.makeTask(
                 DataTask.self,
                 with: request,
-                serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 100..<600)),
+                serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 0..<1000)),
                 hooks: SessionHooks(),
                 uploadProgress: nil,
                 downloadProgress: nil,

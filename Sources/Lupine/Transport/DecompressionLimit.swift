@@ -17,15 +17,15 @@ public struct DecompressionLimit: Sendable, Hashable {
 
     /// Creates a limit. The defaults accept any body up to 8 MiB inflated whatever its ratio (a
     /// zero-filled file of a few MiB is legitimate), and beyond that any body whose ratio stays
-    /// within 500 (anything real that is not mostly one repeated byte); a bomb is refused within
-    /// the first MiB past the grace.
+    /// within 500 (anything real that is not mostly one repeated byte); a bomb is refused as soon
+    /// as it inflates past the grace.
     public init(maximumSize: Int? = nil, maximumRatio: Int? = 500, ratioGrace: Int = 8 * 1024 * 1024) {
         self.maximumSize = maximumSize.map { max(0, $0) }
         self.maximumRatio = maximumRatio.map { max(1, $0) }
         self.ratioGrace = max(0, ratioGrace)
     }
 
-    /// The default limit: ratio 500 past the first MiB, no bound on the size.
+    /// The default limit: ratio 500 once past 8 MiB inflated, no bound on the size.
     public static let `default` = DecompressionLimit()
 
     /// No limit at all: a body inflates as far as its sender makes it.

@@ -71,7 +71,7 @@ struct DownloadCommand: AsyncParsableCommand {
             throw DownloadTargetError(subject: "the URL path \"\(url.path(percentEncoded: true))\"", problem: "names no file; say where to save the body with -o FILE")
         }
         let path = LocalPath.url(name)
-        // A name the server chose stays in the working directory: a link there is not followed.
+        // A name taken from the URL stays in the working directory: a link there is not followed.
         var info = stat()
         if lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
             throw DownloadTargetError(subject: path.path, problem: "is a symbolic link; to write through it, name it with -o")

@@ -34,6 +34,10 @@ enum DownloadTarget: Equatable {
         var target = path
         if lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
             guard let resolved = realpath(path.path, nil) else {
+                // `/dev/stdout` or `/dev/fd/N` on a pipe: a link to no path, but to an open pipe.
+                if stat(path.path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR, info.st_mode & S_IFMT != S_IFREG {
+                    return .stream(path)
+                }
                 let problem = errno == ENOENT ? "is a symbolic link to nothing" : "is a symbolic link that cannot be followed: \(String(cString: strerror(errno)))"
                 throw DownloadTargetError(subject: path.path, problem: problem)
             }

@@ -73,24 +73,30 @@ struct FileDownload {
         return resumeData
     }
 
-    /// When the final response head arrives: shows it with `-v`, notes whether a body is coming
-    /// into the file, and saves the record: the validator of a new body (or no record when it has
-    /// none; a `206` without one keeps the record it continues).
+    /// When the final response head arrives: shows it with `-v` and notes whether a body is
+    /// coming into the file. A new body (`200`) drops the old record at once; the record of the
+    /// body coming is saved with its first bytes, once the file has been cut to what that body
+    /// continues, so a record never names bytes the file does not hold. A `206` without a
+    /// validator keeps the record it continues.
     private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>) {
         let (url, file, output) = (self.request.url, self.file, self.output)
+        let pending = NIOLockedValueBox<ResumeData?>(nil)
         self.manager.hooks.didReceiveResponse = { _, head in
             try? output.show(head)
             guard (200..<300).contains(head.statusCode) else { return .allow }
             bodyStarted.withLockedValue { $0 = true }
+            if head.statusCode != 206 {
+                ResumeRecord.remove(for: file)
+            }
             let record = ResumeData(url: url, response: head, bytesReceived: 0, temporaryFileURL: file)
-            if record.entityTag == nil && record.lastModified == nil {
-                if head.statusCode != 206 {
-                    ResumeRecord.remove(for: file)
-                }
-            } else if !ResumeRecord.write(record, for: file) {
+            pending.withLockedValue { $0 = record.entityTag == nil && record.lastModified == nil ? nil : record }
+            return .allow
+        }
+        self.manager.hooks.didReceiveData = { _, _ in
+            guard let record = pending.withLockedValue({ record in defer { record = nil }; return record }) else { return }
+            if !ResumeRecord.write(record, for: file) {
                 StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
             }
-            return .allow
         }
     }
 
@@ -109,6 +115,7 @@ struct FileDownload {
         let size = Self.size(of: self.file)
         if !self.existed, size == 0 {
             unlink(self.file.path)
+            ResumeRecord.remove(for: self.file)
         }
         let resumable = "run it again with --continue to resume"
         if let signal {

@@ -25,6 +25,9 @@ enum TerminationSignal {
                 let number = Int32(source.handle)
                 source.setEventHandler { [received] in
                     received.withLockedValue { $0 = $0 ?? number }
+                    // A second Ctrl-C ends the process at once, should the clean stop hang
+                    // (a write blocked on a FIFO nobody reads).
+                    Self.restoreDefaultActions()
                     handler(number)
                 }
                 source.resume()
@@ -34,11 +37,17 @@ enum TerminationSignal {
         /// The first signal received, if any.
         var receivedSignal: Int32? { self.received.withLockedValue { $0 } }
 
-        /// Ends the takeover (later signals are still ignored: the command is ending anyway).
+        /// Ends the takeover: the signals' default actions are back.
         func stop() {
             for source in self.sources {
                 source.cancel()
             }
+            Self.restoreDefaultActions()
+        }
+
+        private static func restoreDefaultActions() {
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
         }
     }
 

@@ -53,6 +53,8 @@ final class BodyPrinter: Sendable {
             case .raw:
                 return bytes
             case .json(var held):
+                // Out of `mode` first, so that the append does not copy what is held.
+                mode = .raw
                 held += bytes
                 guard held.count > Self.prettyLimit else {
                     mode = .json(held)

@@ -1,7 +1,7 @@
 import Foundation
 import Lupine
 
-/// Formats request and response heads and bodies as httpie prints them.
+/// Formats request and response heads as httpie prints them (bodies: ``BodyPrinter``).
 enum ExchangeFormatter {
     static func requestHead(_ request: Request) -> String {
         var target = request.url.path(percentEncoded: true)

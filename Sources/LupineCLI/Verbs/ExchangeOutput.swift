@@ -13,7 +13,8 @@ struct ExchangeOutput: Sendable {
 
     init(options: RequestOptions, terminal: Bool) {
         self.terminal = terminal
-        self.selection = Set(options.printSelection ?? (terminal ? "hb" : "b"))
+        // With -v the heads are on stderr already; a terminal would show them twice.
+        self.selection = Set(options.printSelection ?? (terminal && !options.verbose ? "hb" : "b"))
         self.verbose = options.verbose
     }
 

@@ -112,9 +112,8 @@ import Testing
     }
 
     @Test func failuresAreOneLineOnStderrWithANonZeroExit() async throws {
-        let server = try await LupineTestServer.start()
-        let url = server.baseURL.absoluteString
-        await server.stop()
+        let closed = try ClosedPort()
+        let url = closed.url.absoluteString
         let refused = try await Self.lupine(["get", url + "/get"])
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("lupine: "))

@@ -28,9 +28,8 @@ import Testing
     }
 
     @Test func aRefusedConnectionNamesTheAddress() async throws {
-        let server = try await LupineTestServer.start()
-        let closedURL = server.baseURL
-        await server.stop()
+        let closed = try ClosedPort()
+        let closedURL = closed.url
         let transport = NIOTransport()
         let message = await Self.failure { _ = try await transport.get(closedURL.appending("/get")) }
         await transport.shutdown()

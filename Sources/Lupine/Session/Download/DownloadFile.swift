@@ -41,8 +41,11 @@ final class DownloadFile {
     /// page, a refused connection) leaves the file as it was.
     static func reopen(_ resumeData: ResumeData) async throws(LupineError) -> DownloadFile {
         let url = resumeData.temporaryFileURL
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path))?[.size] as? Int
-        guard let size, size >= resumeData.bytesReceived else {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+        // Only a regular file: opening a FIFO for writing would wait for a reader, uncancellably.
+        guard let size = attributes?[.size] as? Int, attributes?[.type] as? FileAttributeType == .typeRegular,
+            size >= resumeData.bytesReceived
+        else {
             throw .downloadFailed(.temporaryFileMissing(url))
         }
         return DownloadFile(url: url, handle: try await Self.open(url, flags: 0), length: resumeData.bytesReceived)

@@ -12,6 +12,8 @@ public struct DownloadOptions: OptionSet, Sendable {
 
     /// Create the destination's missing parent folders.
     public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
-    /// Replace a file already at the destination.
+    /// Replace a regular file already at the destination, atomically (a symbolic link is followed
+    /// to the file it names). Anything else there, a directory, device, FIFO or socket, is never
+    /// replaced: the download fails with ``LupineError/DownloadFailureReason/destinationNotReplaceable(_:reason:)``.
     public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
 }

@@ -51,8 +51,10 @@ extension RequestExecutor {
                     }
                     break
                 } catch is RestartFromZero {
+                    // The file is cut only once the whole new body comes (a 2xx): until then a
+                    // failed retry leaves it as it was, with no resume data for it.
                     resuming = false
-                    try await opened.truncate()
+                    validator = nil
                 }
             }
             try await opened.flush()
