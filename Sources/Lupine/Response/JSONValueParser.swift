@@ -15,9 +15,9 @@ struct JSONValueParser {
     /// The deepest nesting of arrays and objects accepted, as `JSONSerialization`'s limit.
     static let maximumDepth = 512
 
-    private let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     private let removingNulls: Bool
-    private var index = 0
+    var index = 0
     private var depth = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, removingNulls: Bool) {
@@ -134,116 +134,6 @@ struct JSONValueParser {
         self.index += expected.count
     }
 
-    // MARK: Strings
-
-    private mutating func parseString() throws(Failure) -> String {
-        let start = self.index + 1
-        let bytes = self.bytes
-        // The fast path: no escapes, so the string is the bytes between the quotes. The index
-        // lives in a local while scanning, where the compiler can keep it in a register.
-        var end = start
-        var isASCII = true
-        while end < bytes.count {
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "\"") {
-                self.index = end + 1
-                let utf8 = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                // ASCII is valid UTF-8 already; only other bytes need the full validation.
-                return isASCII ? String(decoding: utf8, as: UTF8.self) : try self.validatedString(utf8)
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else {
-                self.index = end
-                throw self.failure("unescaped control character \(Self.describe(byte)) in a string")
-            }
-            isASCII = isASCII && byte < 0x80
-            end += 1
-        }
-        self.index = end
-        var unescaped = Array(self.bytes[start..<self.index])
-        while self.index < self.bytes.count {
-            let byte = self.bytes[self.index]
-            self.index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return try unescaped.withUnsafeBufferPointer { buffer throws(Failure) in try self.validatedString(buffer) }
-            case UInt8(ascii: "\\"):
-                try self.appendEscape(to: &unescaped)
-            case ..<0x20:
-                self.index -= 1
-                throw self.failure("unescaped control character \(Self.describe(byte)) in a string")
-            default:
-                unescaped.append(byte)
-            }
-        }
-        throw self.failure("unterminated string")
-    }
-
-    private func validatedString(_ utf8: UnsafeBufferPointer<UInt8>) throws(Failure) -> String {
-        guard let string = String(validating: utf8, as: UTF8.self) else { throw self.failure("invalid UTF-8 in a string") }
-        return string
-    }
-
-    /// Decodes the escape after a backslash and appends its UTF-8 bytes.
-    private mutating func appendEscape(to output: inout [UInt8]) throws(Failure) {
-        guard let byte = self.peek() else { throw self.failure("unterminated escape") }
-        self.index += 1
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(byte)
-        case UInt8(ascii: "b"): output.append(0x08)
-        case UInt8(ascii: "f"): output.append(0x0C)
-        case UInt8(ascii: "n"): output.append(0x0A)
-        case UInt8(ascii: "r"): output.append(0x0D)
-        case UInt8(ascii: "t"): output.append(0x09)
-        case UInt8(ascii: "u"):
-            let scalar = try self.parseUnicodeEscape()
-            UTF8.encode(scalar) { output.append($0) }
-        default:
-            self.index -= 1
-            throw self.failure("invalid escape \\\(Self.describe(byte))")
-        }
-    }
-
-    /// The scalar of a `\uXXXX` escape, joining a surrogate pair written as two escapes.
-    private mutating func parseUnicodeEscape() throws(Failure) -> Unicode.Scalar {
-        let first = try self.parseHexQuad()
-        switch first {
-        case 0xD800...0xDBFF:
-            guard self.bytes.count - self.index >= 2, self.bytes[self.index] == UInt8(ascii: "\\"),
-                self.bytes[self.index + 1] == UInt8(ascii: "u")
-            else { throw self.failure("a high surrogate without its low surrogate") }
-            self.index += 2
-            let second = try self.parseHexQuad()
-            guard (0xDC00...0xDFFF).contains(second),
-                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            else { throw self.failure("a high surrogate without its low surrogate") }
-            return scalar
-        case 0xDC00...0xDFFF:
-            throw self.failure("a low surrogate without its high surrogate")
-        default:
-            guard let scalar = Unicode.Scalar(first) else { throw self.failure("invalid \\u escape") }
-            return scalar
-        }
-    }
-
-    private mutating func parseHexQuad() throws(Failure) -> UInt32 {
-        guard self.bytes.count - self.index >= 4 else { throw self.failure("a \\u escape needs four hex digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = self.bytes[self.index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw self.failure("a \\u escape needs four hex digits")
-            }
-            value = value << 4 | UInt32(digit)
-            self.index += 1
-        }
-        return value
-    }
-
     // MARK: Numbers
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as RFC 8259 §6 writes it.
@@ -285,17 +175,17 @@ struct JSONValueParser {
 
     // MARK: Bytes
 
-    private func peek() -> UInt8? {
+    func peek() -> UInt8? {
         self.index < self.bytes.count ? self.bytes[self.index] : nil
     }
 
-    private mutating func consume(_ byte: UInt8) -> Bool {
+    mutating func consume(_ byte: UInt8) -> Bool {
         guard self.peek() == byte else { return false }
         self.index += 1
         return true
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while let byte = self.peek(),
             byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
         {
@@ -303,15 +193,15 @@ struct JSONValueParser {
         }
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool {
+    static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
-    private static func describe(_ byte: UInt8) -> String {
+    static func describe(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "0x\(String(byte, radix: 16, uppercase: true))"
     }
 
-    private func failure(_ what: String) -> Failure {
+    func failure(_ what: String) -> Failure {
         Failure(reason: "\(what) at byte \(self.index)")
     }
 }

@@ -15,7 +15,7 @@ import NIOConcurrencyHelpers
 /// `@unchecked Sendable`: the mutable configuration and the task registry live in `settings`,
 /// guarded by its lock; the rest is immutable.
 open class SessionManager: @unchecked Sendable {
-    private struct Settings {
+    struct Settings {
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
@@ -36,8 +36,8 @@ open class SessionManager: @unchecked Sendable {
 
     /// The transport requests go through.
     public let transport: any Transport
-    private let ownsTransport: Bool
-    private let settings = NIOLockedValueBox(Settings())
+    let ownsTransport: Bool
+    let settings = NIOLockedValueBox(Settings())
     /// The serial queue completions run on when ``completionQueue`` is `nil`.
     let defaultCompletionQueue = DispatchQueue(label: "com.lupine.session.completion")
 
@@ -268,80 +268,6 @@ open class SessionManager: @unchecked Sendable {
         NotificationCenter.default.post(name: .lupineSessionDidInvalidate, object: self)
         for monitor in self.eventMonitors {
             monitor.sessionDidInvalidate(self)
-        }
-    }
-
-    // MARK: Completion
-
-    private func complete(
-        _ task: SessionTask,
-        outcome: ExecutionOutcome,
-        serializer: any ResponseSerializer,
-        hooks: SessionHooks,
-        onQueue: Bool
-    ) {
-        let serialized = outcome.error == nil ? serializer.serializeAny(head: outcome.head, data: outcome.data, request: outcome.request) : nil
-        let error = outcome.error ?? serialized?.error
-        let completion = TaskCompletion(
-            response: outcome.head,
-            responseData: outcome.data,
-            serializedObject: serialized?.value,
-            error: error,
-            metrics: outcome.metrics,
-            redirectChain: outcome.redirectChain,
-            fileURL: outcome.fileURL
-        )
-        guard task.complete(metrics: outcome.metrics, error: error) else { return }
-        // A cancel that asked for resume data after the download got past needing them.
-        (task as? DownloadTask)?.deliverResumeData(nil)
-        task.delegate.finish(succeeded: outcome.error == nil)
-        let (queue, group, monitors) = self.settings.withLockedValue { settings in
-            settings.tasks[task.taskIdentifier] = nil
-            return (settings.completionQueue ?? self.defaultCompletionQueue, settings.completionGroup, settings.eventMonitors)
-        }
-        self.shutDownTransportIfDone()
-        hooks.didComplete?(task, error)
-        NotificationCenter.default.post(
-            name: .lupineTaskDidComplete,
-            object: task,
-            userInfo: CompletionUserInfo.of(completion, serializer: serializer)
-        )
-        for monitor in monitors {
-            monitor.taskDidComplete(task, with: completion)
-        }
-        let handler = task.delegate.completionHandler
-        if !onQueue {
-            handler(task, completion)
-        } else if let group {
-            queue.async(group: group) { handler(task, completion) }
-        } else {
-            queue.async { handler(task, completion) }
-        }
-    }
-
-    /// Shuts down the transport the manager owns, once the manager is invalidated and has no
-    /// task left; only the first call that finds it so does it.
-    private func shutDownTransportIfDone() {
-        guard self.ownsTransport else { return }
-        let shutDownNow = self.settings.withLockedValue { settings in
-            guard settings.isInvalidated, settings.tasks.isEmpty, !settings.isTransportShutDown else { return false }
-            settings.isTransportShutDown = true
-            return true
-        }
-        guard shutDownNow else { return }
-        let transport = self.transport
-        Task { await transport.shutdown() }
-    }
-
-    private func tell(_ event: TaskEvent, about task: SessionTask) {
-        let name: Notification.Name = event == .resumed ? .lupineTaskDidResume : .lupineTaskDidSuspend
-        NotificationCenter.default.post(name: name, object: task)
-        for monitor in self.eventMonitors {
-            if event == .resumed {
-                monitor.taskDidResume(task)
-            } else {
-                monitor.taskDidSuspend(task)
-            }
         }
     }
 }
