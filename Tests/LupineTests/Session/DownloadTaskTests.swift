@@ -289,33 +289,4 @@ import Testing
             #expect(Array(try Data(contentsOf: output)) == DeterministicBytes.bytes(in: 0..<length))
         }
     }
-
-    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
-    func aFullDiskIsAClearErrorAndLeavesNoFile() async throws {
-        let mountPoint = try temporaryFolder()
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]
-        try mount.run()
-        mount.waitUntilExit()
-        try #require(mount.terminationStatus == 0, "mount failed")
-        defer {
-            let unmount = Process()
-            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            unmount.arguments = [mountPoint.path]
-            try? unmount.run()
-            unmount.waitUntilExit()
-        }
-        try await withSessionManager { server, manager in
-            manager.downloadDirectory = mountPoint
-            let completion = try await self.download(manager) { done in
-                manager.downloadTask(with: Request(url: server.baseURL.appending(path: "bytes/4000000")), completionHandler: done)
-            }
-            guard case .downloadFailed(.fileWriteFailed) = completion.error else {
-                Issue.record("expected fileWriteFailed, got \(String(describing: completion.error))")
-                return
-            }
-            #expect(self.contents(of: mountPoint).isEmpty)
-        }
-    }
 }
