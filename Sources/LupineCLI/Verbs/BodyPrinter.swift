@@ -3,10 +3,8 @@ import Lupine
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Puts a response body on standard output as it streams in.
-///
-/// When standard output is not a terminal the exact bytes go out, chunk by chunk, and nothing is
-/// added. On a terminal, for a person: JSON (up to ``prettyLimit``) is pretty-printed with sorted
+/// Puts a response body on a terminal as it streams in, for a person (a pipe or a file gets the
+/// exact bytes, written by the caller without this type): JSON (up to ``prettyLimit``) is pretty-printed with sorted
 /// keys, text is shown as it comes through ``TerminalText`` (no control characters or escape
 /// sequences from a hostile server), a final newline is added when missing, and a binary body is
 /// summarised in one line instead of dumped.
@@ -15,8 +13,6 @@ final class BodyPrinter: Sendable {
     static let prettyLimit = 8 * 1024 * 1024
 
     private enum Mode {
-        /// The exact bytes (standard output is not a terminal).
-        case raw
         /// Waiting for the first bytes to tell text from binary.
         case sniffing
         /// Text, made safe by `terminal`; whether the last byte shown was a line feed.
@@ -30,9 +26,9 @@ final class BodyPrinter: Sendable {
     private let mode: NIOLockedValueBox<Mode>
     private let write: @Sendable ([UInt8]) throws -> Void
 
-    /// A printer for a terminal when `formatted`, else for a pipe or file; `write` puts bytes out.
-    init(formatted: Bool, write: @escaping @Sendable ([UInt8]) throws -> Void = { try StandardOutput.write($0) }) {
-        self.mode = NIOLockedValueBox(formatted ? .sniffing : .raw)
+    /// A printer whose `write` puts bytes on the terminal.
+    init(write: @escaping @Sendable ([UInt8]) throws -> Void = { try StandardOutput.write($0) }) {
+        self.mode = NIOLockedValueBox(.sniffing)
         self.write = write
     }
 
@@ -50,11 +46,9 @@ final class BodyPrinter: Sendable {
         let bytes = Array(chunk.readableBytesView)
         let output: [UInt8] = self.mode.withLockedValue { mode in
             switch mode {
-            case .raw:
-                return bytes
             case .json(var held):
                 // Out of `mode` first, so that the append does not copy what is held.
-                mode = .raw
+                mode = .sniffing
                 held += bytes
                 guard held.count > Self.prettyLimit else {
                     mode = .json(held)

@@ -11,7 +11,8 @@ struct HTTPExchange {
     func run() async throws {
         let (request, manager) = try self.prepare()
         let output = ExchangeOutput(options: self.options, terminal: StandardOutput.isTerminal)
-        let printer = BodyPrinter(formatted: output.terminal)
+        // A terminal gets the body formatted; a pipe or file gets each chunk as it came.
+        let printer = output.showsBody && output.terminal ? BodyPrinter() : nil
         output.showRedirects(of: manager)
         let head: ResponseHead?
         do {
@@ -20,13 +21,17 @@ struct HTTPExchange {
                 request,
                 receiveHead: { head in
                     try output.show(head)
-                    printer.begin(head)
+                    printer?.begin(head)
                 },
                 receiveChunk: { chunk in
-                    if output.showsBody { try printer.print(chunk) }
+                    if let printer {
+                        try printer.print(chunk)
+                    } else if output.showsBody {
+                        try StandardOutput.write(chunk)
+                    }
                 }
             ).head
-            if output.showsBody { try printer.finish() }
+            try printer?.finish()
         } catch LupineError.responseSerializationFailed(.handlerFailed(let error as OutputError)) {
             throw Self.fail(error.description, code: 1)
         } catch let error as LupineError {

@@ -101,7 +101,7 @@ import Testing
     /// What a terminal printer writes for `chunks` of a body of `contentType`.
     private static func printed(_ chunks: [String], contentType: String) throws -> [UInt8] {
         let written = Recorder<[UInt8]>()
-        let printer = BodyPrinter(formatted: true) { written.append($0) }
+        let printer = BodyPrinter { written.append($0) }
         printer.begin(try ResponseHead(status: .ok, headers: ["Content-Type": contentType], url: #require(URL(string: "http://x/"))))
         for chunk in chunks {
             try printer.print(ByteBuffer(bytes: Array(chunk.utf8)))
