@@ -57,7 +57,7 @@ struct FileDownload {
             throw self.failure(error, signal: watch.receivedSignal, bodyStarted: bodyStarted.withLockedValue { $0 })
         }
         ResumeRecord.remove(for: self.file)
-        let resumed = completion.response?.statusCode == 206 ? " (resumed)" : ""
+        let resumed = self.continuing && completion.response?.statusCode == 206 ? " (resumed)" : ""
         StandardError.write("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(self.file.path)\(resumed)\n")
     }
 

@@ -30,14 +30,15 @@ enum ResumeRecord {
     }
 
     /// Saves `resumeData` as the record of `file`: written to a new 0600 file beside it, then
-    /// renamed over the old record, which is only ever a regular file (a link, FIFO, device or
-    /// folder of that name is left alone). Returns whether the record was saved; one that was
+    /// renamed over the old record. Returns whether the record was saved; one that was
     /// not only costs `If-Range` on a later `--continue`, which then sends `Range` alone.
     @discardableResult
     static func write(_ resumeData: ResumeData, for file: URL) -> Bool {
         let record = Self.location(of: file)
+        // Only a record of ours is ever replaced: a link, FIFO, device or folder of that name, or a
+        // file that is not resume data (a user's own `X.lupine-resume`), is left alone.
         var info = stat()
-        if lstat(record.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+        if lstat(record.path, &info) == 0, Self.read(for: file) == nil {
             return false
         }
         let staging = record.deletingLastPathComponent().appending(path: ".\(record.lastPathComponent).\(UUID().uuidString)")
@@ -52,16 +53,16 @@ enum ResumeRecord {
         return true
     }
 
-    /// Removes the record of `file` (the download is whole) when it is a regular file.
+    /// Removes the record of `file` (the download is whole) when it is one: a regular file of
+    /// resume data, never a user's file that happens to have the name.
     static func remove(for file: URL) {
-        let record = Self.location(of: file)
-        if Self.isRegularFile(record) {
-            unlink(record.path)
+        if Self.read(for: file) != nil {
+            unlink(Self.location(of: file).path)
         }
     }
 
     /// Whether `url` names a regular file (not through a link) of at most `limit` bytes.
-    private static func isRegularFile(_ url: URL, atMost limit: Int = .max) -> Bool {
+    private static func isRegularFile(_ url: URL, atMost limit: Int) -> Bool {
         var info = stat()
         return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size <= limit
     }

@@ -155,4 +155,31 @@ import Darwin
         let empty = try await LupineCommandLineTests.lupine(["post", "127.0.0.1:9/post", "f@"])
         #expect(empty.status != 0 && empty.stderr.contains("names no file"), "\(empty.stderr)")
     }
+
+    @Test func aHeadFollowedByNothingLeavesTheFileAsItWas() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let file = sandbox.work.appending(path: "g.bin")
+        let before = DeterministicBytes.bytes(in: 0..<201_000)
+        try Data(before).write(to: file)
+        // The file is longer than the body: the server answers 200 from the start, then stalls.
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=200000&at=0&then=stall"
+        let outcome = try await LupineCommandLineTests.lupine(["download", url, "-o", "g.bin", "--continue", "--timeout", "2"], in: sandbox.work)
+        #expect(outcome.status == 2, "\(outcome.stderr)")
+        #expect(Array(try Data(contentsOf: file)) == before)
+    }
+
+    @Test func aUsersFileNamedLikeARecordIsLeftAlone() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let notes = sandbox.work.appending(path: "notes.lupine-resume")
+        try Data("important notes\n".utf8).write(to: notes)
+        let fresh = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", "notes"], in: sandbox.work)
+        #expect(fresh.status == 0)
+        let cut = try await LupineCommandLineTests.lupine(["download", server.faultsBaseURL.absoluteString + "/interrupt?bytes=10000&at=500", "-o", "notes"], in: sandbox.work)
+        #expect(cut.status == 1)
+        #expect(try Data(contentsOf: notes) == Data("important notes\n".utf8))
+    }
 }

@@ -46,8 +46,12 @@ extension RequestExecutor {
                 let request = resuming ? Self.ranged(original, from: opened.length, ifRange: resumeData?.ifRange) : original
                 do {
                     outcome.data = try await self.run(task, startingWith: request, into: &outcome) { body, head in
-                        validator = ResumeData.validator(of: head) ?? (head.statusCode == 206 ? validator : nil)
-                        return try await self.receive(body, head: head, into: opened, resuming: resuming, task: task)
+                        // The head's validator counts once its body has started to replace or
+                        // continue the file; until then the file's bytes are the old ones.
+                        let offered = ResumeData.validator(of: head) ?? (head.statusCode == 206 ? validator : nil)
+                        return try await self.receive(body, head: head, into: opened, resuming: resuming, task: task) {
+                            validator = offered
+                        }
                     }
                     break
                 } catch is RestartFromZero {
@@ -83,18 +87,31 @@ extension RequestExecutor {
 
     /// Writes the body of a successful answer to `file`; returns the body of any other answer
     /// (an error page) in memory, for the validation error.
-    private func receive(_ body: ResponseBody, head: ResponseHead, into file: DownloadFile, resuming: Bool, task: SessionTask) async throws -> [UInt8] {
+    ///
+    /// The file is cut (to nothing for a new body, to the resumed length for a `206`) only when
+    /// the body's first bytes arrive, or when it ends empty: a head followed by a stall, a cut or
+    /// a cancel leaves the file as it was. `bodyStarted` is called right after the cut.
+    private func receive(
+        _ body: ResponseBody,
+        head: ResponseHead,
+        into file: DownloadFile,
+        resuming: Bool,
+        task: SessionTask,
+        bodyStarted: () -> Void
+    ) async throws -> [UInt8] {
         let length = head.headers.first(name: "Content-Length").flatMap(Int.init)
         // The whole file's length a 206 announced, with its Content-Range.
         var wholeLength: (Int, String?)?
+        // The length the file is cut to when the body starts.
+        var cut: Int?
         switch head.statusCode {
         case 206 where resuming:
             let contentRange = head.headers.first(name: "Content-Range")
             guard Self.rangeStart(of: contentRange) == file.length else {
                 throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
             }
-            // Bytes past those the resume data account for go only now that the rest is coming.
-            try await file.truncate(to: file.length)
+            // Bytes past those the resume data account for go once the rest comes.
+            cut = file.length
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
             wholeLength = Self.completeLength(of: contentRange).map { ($0, contentRange) }
         case 416 where resuming:
@@ -107,15 +124,25 @@ extension RequestExecutor {
             task.delegate.willReceiveBody(length: 0, alreadyReceived: file.length)
             return []
         case 200..<300:
-            // What the file held goes only now that a whole new body is coming.
-            try await file.truncate()
+            // What the file held goes once the new body comes.
+            cut = 0
             task.delegate.willReceiveBody(length: length)
         default:
             task.delegate.willReceiveBody(length: length)
             return try await self.readBody(body, expectedLength: length, of: task)
         }
         try await self.forEachChunk(of: body, for: task) { chunk in
+            if let length = cut {
+                try await file.truncate(to: length)
+                cut = nil
+                bodyStarted()
+            }
             try await file.append(chunk)
+        }
+        if let length = cut {
+            // A body that ended cleanly without a byte.
+            try await file.truncate(to: length)
+            bodyStarted()
         }
         // A short body that ended cleanly (no Content-Length to hold it to) is not a whole file.
         if let (whole, contentRange) = wholeLength, file.length != whole {
