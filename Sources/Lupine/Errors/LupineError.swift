@@ -33,6 +33,16 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     /// token, or a value with CR, LF, NUL or another control character but the tab. `reason`
     /// says which; the value is never repeated, as it may be a credential.
     case invalidHeader(name: String, reason: String)
+    /// A ``RequestAdapter`` threw `underlying` (given as thrown): the request was not sent.
+    case requestAdaptationFailed(underlying: any Error)
+    /// A ``RequestRetrier`` threw `underlying`, or asked to fail with it, while deciding about
+    /// the attempt that failed with `original`.
+    indirect case requestRetryFailed(underlying: any Error, original: LupineError)
+    /// An ``AuthenticationInterceptor`` could not authenticate the request.
+    case authenticationFailed(AuthenticationFailureReason)
+    /// The request's cache policy allows only a cached response
+    /// (``Request/CachePolicy/returnCacheDataDontLoad``), and none was stored: nothing was sent.
+    case resourceUnavailable(URL)
 
     /// Why parameters could not be encoded.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -202,6 +212,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "no certificate could be loaded from \(MessageText.oneLine(path)): \(MessageText.oneLine(reason))"
         case .invalidHeader(let name, let reason):
             return HeaderFieldValidation.message(name: name, reason: reason)
+        case .requestAdaptationFailed, .requestRetryFailed, .authenticationFailed, .resourceUnavailable:
+            return self.pipelineDescription
         }
     }
 

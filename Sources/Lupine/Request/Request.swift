@@ -42,6 +42,9 @@ public struct Request: Sendable {
     public var timeoutInterval: TimeInterval?
     /// How a cached response may be used.
     public var cachePolicy: CachePolicy
+    /// This request's own adapter and retrier, run before the session's
+    /// (``SessionManager/interceptor``); `nil` for the session's only.
+    public var interceptor: (any RequestInterceptor)?
 
     /// Creates a request.
     public init(
@@ -50,7 +53,8 @@ public struct Request: Sendable {
         headers: HTTPHeaders = [:],
         body: Body = .none,
         timeoutInterval: TimeInterval? = 60,
-        cachePolicy: CachePolicy = .useProtocolCachePolicy
+        cachePolicy: CachePolicy = .useProtocolCachePolicy,
+        interceptor: (any RequestInterceptor)? = nil
     ) {
         self.url = url
         self.method = method
@@ -58,6 +62,7 @@ public struct Request: Sendable {
         self.body = body
         self.timeoutInterval = timeoutInterval
         self.cachePolicy = cachePolicy
+        self.interceptor = interceptor
     }
 
     /// The value of the header field `name` (case-insensitive), or `nil`.

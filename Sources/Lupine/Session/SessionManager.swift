@@ -24,6 +24,7 @@ open class SessionManager: @unchecked Sendable {
         var maximumRedirects = 10
         var downloadDirectory = FileManager.default.temporaryDirectory
         var credential: Credential?
+        var interceptor: (any RequestInterceptor)?
         var securityPolicy = SecurityPolicy.default
         /// The evaluator made from `securityPolicy` when it was set; `nil` until then.
         var serverTrustEvaluator: ServerTrustEvaluator?
@@ -101,6 +102,13 @@ open class SessionManager: @unchecked Sendable {
     public var credential: Credential? {
         get { self.settings.withLockedValue { $0.credential } }
         set { self.settings.withLockedValue { $0.credential = newValue } }
+    }
+
+    /// The adapter and retrier every task's requests go through, after the request's own
+    /// (``Request/interceptor``); `nil` for none.
+    public var interceptor: (any RequestInterceptor)? {
+        get { self.settings.withLockedValue { $0.interceptor } }
+        set { self.settings.withLockedValue { $0.interceptor = newValue } }
     }
 
     /// How servers' certificates are judged for this manager's `https` requests (default
