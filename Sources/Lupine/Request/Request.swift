@@ -17,8 +17,7 @@ public struct Request: Sendable {
         case multipart(MultipartFormData)
     }
 
-    /// How a cached response may be used. Lupine has no cache yet; the value travels with the
-    /// request for the response cache a later layer adds.
+    /// How a stored response may be used (see ``ResponseCache``), as URLSession's policies.
     public enum CachePolicy: Sendable, Equatable {
         /// Use the protocol's rules.
         case useProtocolCachePolicy
@@ -45,6 +44,12 @@ public struct Request: Sendable {
     /// This request's own adapter and retrier, run before the session's
     /// (``SessionManager/interceptor``); `nil` for the session's only.
     public var interceptor: (any RequestInterceptor)?
+    /// This request's own redirect handler, asked instead of the session's
+    /// (``SessionManager/redirectHandler``); `nil` for the session's.
+    public var redirectHandler: (any RedirectHandler)?
+    /// This request's own cached-response handler, asked instead of the session's
+    /// (``SessionManager/cachedResponseHandler``); `nil` for the session's.
+    public var cachedResponseHandler: (any CachedResponseHandler)?
 
     /// Creates a request.
     public init(

@@ -30,12 +30,6 @@ public protocol ResponseSerializer: Sendable {
 
     /// Validates and parses one response.
     func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<SerializedObject>
-
-    /// Serializes like ``serialize(head:data:request:)`` and hands the value over as
-    /// `any Sendable`, so serializers of different value types can be used side by side, as
-    /// ``CompoundResponseSerializer`` does, or through an `any ResponseSerializer`. Every
-    /// serializer has it; there is no need to write it.
-    func serializeAny(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable>
 }
 
 extension ResponseSerializer {

@@ -16,6 +16,11 @@ public final class TaskCompletion: Sendable {
     public let error: LupineError?
     /// The transport metrics of the final request.
     public let metrics: TransportMetrics?
+    /// The metrics of every request the task sent, in order: redirect hops, answered challenges
+    /// and retried attempts, then the final request; empty for a response from a cache.
+    public let transactionMetrics: [TransportMetrics]
+    /// How many times a retrier had the task's request sent again.
+    public let retryCount: Int
     /// The URLs redirected through, in order.
     public let redirectChain: [URL]
     /// Where a download task's file is, when it completed successfully.
@@ -27,6 +32,8 @@ public final class TaskCompletion: Sendable {
         serializedObject: (any Sendable)?,
         error: LupineError?,
         metrics: TransportMetrics?,
+        transactionMetrics: [TransportMetrics],
+        retryCount: Int,
         redirectChain: [URL],
         fileURL: URL?
     ) {
@@ -35,6 +42,8 @@ public final class TaskCompletion: Sendable {
         self.serializedObject = serializedObject
         self.error = error
         self.metrics = metrics
+        self.transactionMetrics = transactionMetrics
+        self.retryCount = retryCount
         self.redirectChain = redirectChain
         self.fileURL = fileURL
     }
@@ -51,6 +60,21 @@ public protocol EventMonitor: Sendable {
     func taskDidComplete(_ task: SessionTask, with completion: TaskCompletion)
     /// The session was invalidated.
     func sessionDidInvalidate(_ manager: SessionManager)
+
+    // The request pipeline's points, in the order a task meets them (see ``RequestInterceptor``).
+
+    /// A ``ResponseCache`` answered the task: nothing is sent.
+    func task(_ task: SessionTask, didReceiveCachedResponse response: CachedResponse)
+    /// The task's interceptor adapted `original` into `adapted`.
+    func task(_ task: SessionTask, didAdapt original: Request, to adapted: Request)
+    /// An attempt starts: `retryCount` 0 for the first, then one more for each retry.
+    func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request)
+    /// The task follows a redirect of `response` with `request`.
+    func task(_ task: SessionTask, willRedirectTo request: Request, for response: ResponseHead)
+    /// A Basic challenge was met and `disposition` decided about it.
+    func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge, disposition: AuthenticationDisposition)
+    /// The retriers decided about the failed attempt of `context`.
+    func task(_ task: SessionTask, didDecide decision: RetryDecision, for context: RetryContext)
 }
 
 extension EventMonitor {
@@ -58,4 +82,10 @@ extension EventMonitor {
     public func taskDidSuspend(_ task: SessionTask) {}
     public func taskDidComplete(_ task: SessionTask, with completion: TaskCompletion) {}
     public func sessionDidInvalidate(_ manager: SessionManager) {}
+    public func task(_ task: SessionTask, didReceiveCachedResponse response: CachedResponse) {}
+    public func task(_ task: SessionTask, didAdapt original: Request, to adapted: Request) {}
+    public func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request) {}
+    public func task(_ task: SessionTask, willRedirectTo request: Request, for response: ResponseHead) {}
+    public func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge, disposition: AuthenticationDisposition) {}
+    public func task(_ task: SessionTask, didDecide decision: RetryDecision, for context: RetryContext) {}
 }

@@ -4,8 +4,6 @@ import Foundation
 /// ``LupineError``; cancelling the calling Swift task cancels the request.
 extension HTTPSessionManager {
     /// Sends `method` to `urlString` and serializes the response with `serializer`.
-    // Inlinable, as `response(for:serializer:)`: the caller's module specializes it.
-    @inlinable
     public func request<Serializer: ResponseSerializer>(
         _ method: HTTPMethod,
         _ urlString: String,
@@ -17,37 +15,13 @@ extension HTTPSessionManager {
         return try await self.response(for: request, serializer: serializer)
     }
 
-    /// Runs `request` as a data task and serializes its response with `serializer`.
-    // Inlinable so that the caller's module specializes it for its serializer: unspecialized,
-    // the generic `Response` and the cast to the serializer's value type are looked up at run
-    // time on every call. The task itself runs in `completion(of:serializer:)`, which is not generic.
-    @inlinable
+    /// Runs `request` as a data task and serializes its response with `serializer`; the value
+    /// keeps the serializer's type from the serializer to the ``Response``.
     public func response<Serializer: ResponseSerializer>(
         for request: Request,
         serializer: Serializer
     ) async throws -> Response<Serializer.SerializedObject> {
-        let (completion, sentRequest) = await self.completion(of: request, serializer: serializer)
-        if let error = completion.error {
-            throw error
-        }
-        guard let value = completion.serializedObject as? Serializer.SerializedObject else {
-            throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength)
-        }
-        return Response(
-            request: sentRequest,
-            head: completion.response,
-            data: completion.responseData,
-            result: .success(value),
-            metrics: completion.metrics,
-            redirectChain: completion.redirectChain
-        )
-    }
-
-    /// Runs `request` as a data task in the calling Swift task; returns its completion and the
-    /// request it last sent.
-    @usableFromInline
-    func completion(of request: Request, serializer: any ResponseSerializer) async -> (TaskCompletion, Request) {
-        let (completion, task) = await self.runToCompletion { completionHandler in
+        let (completion, value, task) = await self.runToCompletion { completionHandler in
             self.makeTask(
                 DataTask.self,
                 with: request,
@@ -59,11 +33,23 @@ extension HTTPSessionManager {
                 completionHandler: completionHandler
             )
         }
-        return (completion, task.currentRequest)
+        if let error = completion.error {
+            throw error
+        }
+        guard let value else {
+            throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength)
+        }
+        return Response(
+            request: task.currentRequest,
+            head: completion.response,
+            data: completion.responseData,
+            result: .success(value),
+            metrics: completion.metrics,
+            redirectChain: completion.redirectChain
+        )
     }
 
     /// ``makeRequest(_:_:parameters:headers:)`` with any failure as a ``LupineError``.
-    @usableFromInline
     func makeRequestThrowingLupineError(
         _ method: HTTPMethod,
         _ urlString: String,
@@ -73,7 +59,7 @@ extension HTTPSessionManager {
         do {
             return try self.makeRequest(method, urlString, parameters: parameters, headers: headers)
         } catch {
-            throw RequestExecutor.lupineError(for: error)
+            throw LupineError(translating: error, from: .requestBuilding)
         }
     }
 
@@ -133,7 +119,7 @@ extension HTTPSessionManager {
         do {
             request = try self.makeMultipartRequest(urlString, parameters: parameters, headers: headers, constructingBody: constructingBody)
         } catch {
-            throw RequestExecutor.lupineError(for: error)
+            throw LupineError(translating: error, from: .requestBuilding)
         }
         return try await self.response(for: request, serializer: ErasedResponseSerializer(self.responseSerializer))
     }

@@ -115,7 +115,7 @@ extension HTTPSessionManager {
         do {
             request = try build()
         } catch {
-            let lupineError = RequestExecutor.lupineError(for: error)
+            let lupineError = LupineError(translating: error, from: .requestBuilding)
             (self.completionQueue ?? self.defaultCompletionQueue).async { failure?(nil, lupineError) }
             return nil
         }
@@ -127,13 +127,11 @@ extension HTTPSessionManager {
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
             completesOnQueue: true
-        ) { task, completion in
-            // Every task made here is a DataTask; the cast only restores the static type.
-            let dataTask = task as? DataTask
+        ) { task, completion, _ in
             if let error = completion.error {
-                failure?(dataTask, error)
-            } else if let dataTask {
-                success?(dataTask, completion.serializedObject)
+                failure?(task, error)
+            } else {
+                success?(task, completion.serializedObject)
             }
         }
         task.resume()

@@ -5,27 +5,30 @@ import Foundation
 /// invalidated manager has no task left.
 extension SessionManager {
 
-    func complete(
-        _ task: SessionTask,
+    func complete<Kind: SessionTask, Serializer: ResponseSerializer>(
+        _ task: Kind,
         outcome: ExecutionOutcome,
-        serializer: any ResponseSerializer,
+        serializer: Serializer,
         hooks: SessionHooks,
-        onQueue: Bool
+        onQueue: Bool,
+        handler: @escaping @Sendable (Kind, TaskCompletion, Serializer.SerializedObject?) -> Void
     ) {
-        let serialized = outcome.error == nil ? serializer.serializeAny(head: outcome.head, data: outcome.data, request: outcome.request) : nil
+        let serialized = outcome.error == nil ? serializer.serialize(head: outcome.head, data: outcome.data, request: outcome.request) : nil
         let error = outcome.error ?? serialized?.error
+        let value = serialized?.value
         let completion = TaskCompletion(
             response: outcome.head,
             responseData: outcome.data,
-            serializedObject: serialized?.value,
+            serializedObject: value.map { $0 as any Sendable },
             error: error,
             metrics: outcome.metrics,
+            transactionMetrics: outcome.metrics.map { outcome.earlierMetrics + [$0] } ?? outcome.earlierMetrics,
+            retryCount: outcome.retryCount,
             redirectChain: outcome.redirectChain,
             fileURL: outcome.fileURL
         )
         guard task.complete(metrics: outcome.metrics, error: error) else { return }
-        // A cancel that asked for resume data after the download got past needing them.
-        (task as? DownloadTask)?.deliverResumeData(nil)
+        task.didComplete()
         task.delegate.finish(succeeded: outcome.error == nil)
         let (queue, group, monitors) = self.settings.withLockedValue { settings in
             settings.tasks[task.taskIdentifier] = nil
@@ -41,13 +44,12 @@ extension SessionManager {
         for monitor in monitors {
             monitor.taskDidComplete(task, with: completion)
         }
-        let handler = task.delegate.completionHandler
         if !onQueue {
-            handler(task, completion)
+            handler(task, completion, value)
         } else if let group {
-            queue.async(group: group) { handler(task, completion) }
+            queue.async(group: group) { handler(task, completion, value) }
         } else {
-            queue.async { handler(task, completion) }
+            queue.async { handler(task, completion, value) }
         }
     }
 

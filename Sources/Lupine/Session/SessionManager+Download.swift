@@ -17,7 +17,7 @@ extension SessionManager {
         destination: DownloadDestination? = nil,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) -> DownloadTask {
-        self.makeDownloadTask(request, resumeData: nil, progress: progress, destination: destination, completesOnQueue: true) { _, completion in
+        self.makeDownloadTask(request, resumeData: nil, progress: progress, destination: destination, completesOnQueue: true) { _, completion, _ in
             completionHandler(completion)
         }
     }
@@ -75,7 +75,7 @@ extension SessionManager {
         if let resumeData, !resumeData.belongs(to: request.url) {
             throw LupineError.downloadFailed(.resumeDataForAnotherURL(expected: request.url, found: resumeData.url))
         }
-        let (completion, _) = await self.runToCompletion { completionHandler in
+        let (completion, _, _) = await self.runToCompletion { (completionHandler: @escaping @Sendable (DownloadTask, TaskCompletion, [UInt8]?) -> Void) in
             self.makeDownloadTask(request, resumeData: resumeData, progress: nil, destination: destination, completesOnQueue: false, completionHandler: completionHandler)
         }
         if let error = completion.error {
@@ -101,7 +101,7 @@ extension SessionManager {
         destination: DownloadDestination?,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) -> DownloadTask {
-        self.makeDownloadTask(request, resumeData: resumeData, progress: progress, destination: destination, completesOnQueue: true) { _, completion in
+        self.makeDownloadTask(request, resumeData: resumeData, progress: progress, destination: destination, completesOnQueue: true) { _, completion, _ in
             completionHandler(completion)
         }
     }
@@ -112,23 +112,18 @@ extension SessionManager {
         progress: (@Sendable (Progress) -> Void)?,
         destination: DownloadDestination?,
         completesOnQueue: Bool,
-        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
+        completionHandler: @escaping @Sendable (DownloadTask, TaskCompletion, [UInt8]?) -> Void
     ) -> DownloadTask {
-        let directory = self.downloadDirectory
-        return self.makeTask(
+        self.makeTask(
             DownloadTask.self,
             with: request,
+            bodyDestination: .file(DownloadPlan(resumeData: resumeData, directory: self.downloadDirectory, destination: destination)),
             // The download checks the status itself (a 416 can complete a resumed file).
             serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 100..<600)),
             hooks: SessionHooks(),
             uploadProgress: nil,
             downloadProgress: progress,
             completesOnQueue: completesOnQueue,
-            execute: { executor, task in
-                // Every task made here is a DownloadTask; the cast only restores the static type.
-                guard let download = task as? DownloadTask else { return ExecutionOutcome(request: request, error: .cancelled) }
-                return await executor.download(download, resumeData: resumeData, directory: directory, destination: destination)
-            },
             completionHandler: completionHandler
         )
     }

@@ -21,16 +21,16 @@ extension SessionManager {
         receiveHead: @escaping @Sendable (ResponseHead) async throws -> Void = { _ in },
         receiveChunk: @escaping @Sendable (ByteBuffer) async throws -> Void
     ) async throws(LupineError) -> Response<Void> {
-        let (completion, task) = await self.runToCompletion { completionHandler in
+        let (completion, _, task) = await self.runToCompletion { completionHandler in
             self.makeTask(
                 DataTask.self,
                 with: request,
+                bodyDestination: .handlers(head: receiveHead, chunk: receiveChunk),
                 serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 0..<1000)),
                 hooks: SessionHooks(),
                 uploadProgress: nil,
                 downloadProgress: nil,
                 completesOnQueue: false,
-                execute: { executor, task in await executor.stream(task, receiveHead: receiveHead, receiveChunk: receiveChunk) },
                 completionHandler: completionHandler
             )
         }
@@ -45,39 +45,5 @@ extension SessionManager {
             metrics: completion.metrics,
             redirectChain: completion.redirectChain
         )
-    }
-}
-
-extension RequestExecutor {
-    /// Runs `task`'s request and hands the final head and each body chunk to the handlers.
-    fileprivate func stream(
-        _ task: SessionTask,
-        receiveHead: @Sendable (ResponseHead) async throws -> Void,
-        receiveChunk: @Sendable (ByteBuffer) async throws -> Void
-    ) async -> ExecutionOutcome {
-        var outcome = ExecutionOutcome(request: task.originalRequest)
-        do {
-            try await self.run(task, startingWith: task.originalRequest, into: &outcome) { body, head in
-                task.delegate.willReceiveBody(length: head.headers.first(name: "Content-Length").flatMap(Int.init))
-                try await Self.handing(head, to: receiveHead)
-                try await self.forEachChunk(of: body, for: task) { chunk in
-                    try await Self.handing(chunk, to: receiveChunk)
-                }
-            }
-        } catch {
-            outcome.error = Self.lupineError(for: error)
-        }
-        return outcome
-    }
-
-    /// Calls a caller's `handler` with `value`, reporting what it throws as a ``LupineError``.
-    private static func handing<Value>(_ value: Value, to handler: @Sendable (Value) async throws -> Void) async throws(LupineError) {
-        do {
-            try await handler(value)
-        } catch let error as LupineError {
-            throw error
-        } catch {
-            throw .responseSerializationFailed(.handlerFailed(error))
-        }
     }
 }

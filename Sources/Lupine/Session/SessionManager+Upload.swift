@@ -42,7 +42,7 @@ extension SessionManager {
             uploadProgress: progress,
             downloadProgress: nil,
             completesOnQueue: true
-        ) { _, completion in
+        ) { _, completion, _ in
             completionHandler(completion)
         }
     }

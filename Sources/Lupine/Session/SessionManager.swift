@@ -24,7 +24,7 @@ open class SessionManager: @unchecked Sendable {
         var maximumRedirects = 10
         var downloadDirectory = FileManager.default.temporaryDirectory
         var credential: Credential?
-        var interceptor: (any RequestInterceptor)?
+        var features = SessionFeatures()
         var securityPolicy = SecurityPolicy.default
         /// The evaluator made from `securityPolicy` when it was set; `nil` until then.
         var serverTrustEvaluator: ServerTrustEvaluator?
@@ -104,13 +104,6 @@ open class SessionManager: @unchecked Sendable {
         set { self.settings.withLockedValue { $0.credential = newValue } }
     }
 
-    /// The adapter and retrier every task's requests go through, after the request's own
-    /// (``Request/interceptor``); `nil` for none.
-    public var interceptor: (any RequestInterceptor)? {
-        get { self.settings.withLockedValue { $0.interceptor } }
-        set { self.settings.withLockedValue { $0.interceptor = newValue } }
-    }
-
     /// How servers' certificates are judged for this manager's `https` requests (default
     /// ``SecurityPolicy/default``); change it with ``setSecurityPolicy(_:)``.
     ///
@@ -180,7 +173,7 @@ open class SessionManager: @unchecked Sendable {
     /// As ``dataTask(with:hooks:uploadProgress:downloadProgress:completionHandler:)``, with its own response serializer.
     public func dataTask(
         with request: Request,
-        serializer: any ResponseSerializer,
+        serializer: some ResponseSerializer,
         hooks taskHooks: SessionHooks = SessionHooks(),
         uploadProgress: (@Sendable (Progress) -> Void)? = nil,
         downloadProgress: (@Sendable (Progress) -> Void)? = nil,
@@ -194,38 +187,37 @@ open class SessionManager: @unchecked Sendable {
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
             completesOnQueue: true
-        ) { _, completion in
+        ) { _, completion, _ in
             completionHandler(completion)
         }
     }
 
-    /// Creates a task of `kind` whose runner is `execute` (by default: the request, with its body
-    /// read into memory), registered with the manager until it completes. With `completesOnQueue`
-    /// false the completion handler runs directly on the task's own Swift task, for callers that
-    /// only resume a continuation with it.
-    func makeTask<Kind: SessionTask>(
+    /// Creates a task of `kind` whose body goes to `bodyDestination`, registered with the
+    /// manager until it completes; its completion handler gets the task as its own type and the
+    /// value of `serializer` as its own type. With `completesOnQueue` false the completion
+    /// handler runs directly on the task's own Swift task, for callers that only resume a
+    /// continuation with it.
+    func makeTask<Kind: SessionTask, Serializer: ResponseSerializer>(
         _ kind: Kind.Type,
         with request: Request,
-        serializer: any ResponseSerializer,
+        bodyDestination: BodyDestination = .memory,
+        serializer: Serializer,
         hooks taskHooks: SessionHooks,
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
         completesOnQueue: Bool,
-        execute: @escaping @Sendable (RequestExecutor, SessionTask) async -> ExecutionOutcome = { await $0.run($1) },
-        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
+        completionHandler: @escaping @Sendable (Kind, TaskCompletion, Serializer.SerializedObject?) -> Void
     ) -> Kind {
-        let delegate = TaskDelegate(
-            uploadProgress: uploadProgress,
-            downloadProgress: downloadProgress,
-            completionHandler: completionHandler
-        )
+        let delegate = TaskDelegate(uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         // One lock round: the task's number, the settings it runs with, and its registration.
         let task: Kind = self.settings.withLockedValue { settings in
             settings.nextTaskIdentifier += 1
             let identifier = settings.nextTaskIdentifier
+            let hooks = settings.hooks.overridden(by: taskHooks)
             let executor = RequestExecutor(
                 transport: self.transport,
-                hooks: settings.hooks.overridden(by: taskHooks),
+                hooks: hooks,
+                features: TaskFeatures(request: request, session: settings.features, hooks: hooks, monitors: settings.eventMonitors),
                 maximumRedirects: settings.maximumRedirects,
                 credential: settings.credential,
                 serverTrustEvaluator: settings.serverTrustEvaluator,
@@ -236,15 +228,17 @@ open class SessionManager: @unchecked Sendable {
                 identifier: identifier,
                 request: request,
                 delegate: delegate,
+                bodyDestination: bodyDestination,
                 // Strong: the task holds the manager until it completes anyway (see below).
                 tell: { task, event in self.tell(event, about: task) }
-            ) { task in
-                // The task holds the manager until it completes, so a completion is never lost.
+            )
+            // The body holds the task and the manager until it has run, so a completion is never lost.
+            task.install {
                 let outcome =
                     isInvalidated
                     ? ExecutionOutcome(request: request, error: .sessionInvalidated)
-                    : await execute(executor, task)
-                self.complete(task, outcome: outcome, serializer: serializer, hooks: executor.hooks, onQueue: completesOnQueue)
+                    : await executor.run(task)
+                self.complete(task, outcome: outcome, serializer: serializer, hooks: hooks, onQueue: completesOnQueue, handler: completionHandler)
             }
             settings.tasks[identifier] = task
             return task

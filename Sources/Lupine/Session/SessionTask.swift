@@ -12,21 +12,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var phase: TaskState = .suspended
         var started = false
         var runner: Task<Void, Never>?
+        /// What running the task does, until it is started (then it is let go of, which ends the
+        /// cycle through the task it captures).
+        var body: (@Sendable () async -> Void)?
         var taskDescription: String?
         var currentRequest: Request
         var response: ResponseHead?
         var metrics: TransportMetrics?
         var error: LupineError?
-        /// The completion, kept for a caller that awaits it (see ``awaitCompletion()``).
-        var awaited: AwaitedCompletion = .pending(nil)
-    }
-
-    /// A completion handed to the Swift task that awaits it, whichever of the two comes first.
-    enum AwaitedCompletion {
-        case pending(CheckedContinuation<TaskCompletion, Never>?)
-        case delivered(TaskCompletion)
-        /// Handed over: the task no longer keeps the body and value alive.
-        case taken
     }
 
     /// An identifier unique within the session manager.
@@ -34,27 +27,41 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// The request as the task was created with.
     public let originalRequest: Request
     let delegate: TaskDelegate
+    /// Where the response body goes, which is all that differs between the kinds of task.
+    let bodyDestination: BodyDestination
     let gate = SuspensionGate()
     /// Cancels the task's transport requests when ``cancel()`` is called, also when the task runs
     /// in its caller's Swift task, which `cancel()` cannot cancel.
     let transportCancellation = TransportCancellation()
     private let storage: Mutex<MutableState>
-    private let run: @Sendable (SessionTask) async -> Void
     private let tell: @Sendable (SessionTask, TaskEvent) -> Void
 
     required init(
         identifier: Int,
         request: Request,
         delegate: TaskDelegate,
-        tell: @escaping @Sendable (SessionTask, TaskEvent) -> Void,
-        run: @escaping @Sendable (SessionTask) async -> Void
+        bodyDestination: BodyDestination,
+        tell: @escaping @Sendable (SessionTask, TaskEvent) -> Void
     ) {
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.delegate = delegate
+        self.bodyDestination = bodyDestination
         self.tell = tell
-        self.run = run
         self.storage = Mutex(MutableState(currentRequest: request))
+    }
+
+    /// Sets what running the task does; the session calls it once, before handing the task out.
+    func install(_ body: @escaping @Sendable () async -> Void) {
+        self.storage.withLock { $0.body = body }
+    }
+
+    /// What running the task does, taken out so it runs once.
+    private func takeBody() -> (@Sendable () async -> Void)? {
+        self.storage.withLock { state in
+            defer { state.body = nil }
+            return state.body
+        }
     }
 
     /// Where the task is in its life.
@@ -109,7 +116,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// cancelled), it returns at once and the task completes on its runner.
     func resumeInline() async {
         guard self.markRunning() == true else { return }
-        await self.run(self)
+        await self.takeBody()?()
     }
 
     /// Moves a suspended task to running and tells the session; `nil` when the task was not
@@ -175,50 +182,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// event loop or hold a lock); when `cancel()` got in first (before or while this ran), it is
     /// cancelled.
     private func launch() {
-        let runner = Task { await self.run(self) }
+        let body = self.takeBody()
+        let runner = Task { if let body { await body() } }
         let cancelled = self.storage.withLock { state in
             state.runner = runner
             return state.phase == .canceling
         }
         if cancelled {
             runner.cancel()
-        }
-    }
-
-    /// A completion handler for a caller that awaits the task with ``awaitCompletion()``; it
-    /// captures nothing, so it costs no allocation.
-    static let deliverToAwaiter: @Sendable (SessionTask, TaskCompletion) -> Void = { task, completion in
-        let waiting: CheckedContinuation<TaskCompletion, Never>? = task.storage.withLock { state in
-            guard case .pending(let continuation) = state.awaited else { return nil }
-            state.awaited = continuation == nil ? .delivered(completion) : .taken
-            return continuation
-        }
-        waiting?.resume(returning: completion)
-    }
-
-    /// The completion ``deliverToAwaiter`` received, waiting for it if need be.
-    func awaitCompletion() async -> TaskCompletion {
-        // The usual case when the task ran inline: delivered already, no continuation needed.
-        let delivered: TaskCompletion? = self.storage.withLock { state in
-            guard case .delivered(let completion) = state.awaited else { return nil }
-            state.awaited = .taken
-            return completion
-        }
-        if let delivered {
-            return delivered
-        }
-        return await withCheckedContinuation { continuation in
-            let ready: TaskCompletion? = self.storage.withLock { state in
-                if case .delivered(let completion) = state.awaited {
-                    state.awaited = .taken
-                    return completion
-                }
-                state.awaited = .pending(continuation)
-                return nil
-            }
-            if let ready {
-                continuation.resume(returning: ready)
-            }
         }
     }
 
@@ -243,6 +214,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             return true
         }
     }
+
+    /// Called once the task has completed, before its completion is delivered.
+    func didComplete() {}
 }
 
 /// A task whose response body is delivered in memory.

@@ -2,8 +2,7 @@ import Foundation
 import Synchronization
 
 /// Per-task bookkeeping, as AFNetworking's `AFURLSessionManagerTaskDelegate`: byte counts each
-/// way, the task's upload and download `Progress`, the progress closures and streams, and the
-/// completion handler.
+/// way, the task's upload and download `Progress`, the progress closures and streams.
 ///
 /// The `Progress` objects are made only when someone asks for them (a progress closure, or
 /// ``SessionManager/uploadProgress(for:)``): Foundation's `Progress` is costly to update, and
@@ -56,16 +55,13 @@ final class TaskDelegate: @unchecked Sendable {
     private let state = Mutex(State())
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
-    let completionHandler: @Sendable (SessionTask, TaskCompletion) -> Void
 
     init(
         uploadProgress: (@Sendable (Progress) -> Void)?,
-        downloadProgress: (@Sendable (Progress) -> Void)?,
-        completionHandler: @escaping @Sendable (SessionTask, TaskCompletion) -> Void
+        downloadProgress: (@Sendable (Progress) -> Void)?
     ) {
         self.uploadProgressHandler = uploadProgress
         self.downloadProgressHandler = downloadProgress
-        self.completionHandler = completionHandler
     }
 
     /// Makes, for `task`, the `Progress` of each direction that has a progress closure, so that

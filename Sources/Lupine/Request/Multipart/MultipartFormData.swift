@@ -47,6 +47,18 @@ public struct MultipartFormData: Sendable {
         return total
     }
 
+    /// Whether the body can be produced a second time: not when a part is a stream, or a file
+    /// read to its end (a FIFO, a device).
+    var isReplayable: Bool {
+        self.parts.allSatisfy { part in
+            switch part.body {
+            case .bytes: return true
+            case .file(_, let length): return length != nil
+            case .stream: return false
+            }
+        }
+    }
+
     // MARK: Appending parts
 
     /// Appends the file at `fileURL` as field `name`, with the file's name and the MIME type of

@@ -1,27 +1,19 @@
-import NIOConcurrencyHelpers
-
 /// A task whose response body streams to a temporary file, moved to its destination when it
 /// completes. It can be cancelled with resume data, to continue later where it stopped.
 ///
-/// `@unchecked Sendable`: its own state, the pending resume-data handler, lives in a lock box;
-/// the rest is ``SessionTask``'s, which is lock-guarded.
+/// `@unchecked Sendable`: it adds no mutable state to ``SessionTask``, whose state is
+/// lock-guarded; the pending resume-data handler lives in its plan's lock box.
 public final class DownloadTask: SessionTask, @unchecked Sendable {
-    private let resumeDataHandler = NIOLockedValueBox<(@Sendable ([UInt8]?) -> Void)?>(nil)
-
     /// Cancels the download and hands `completionHandler` resume data — `nil` when the download
     /// cannot be resumed (nothing received yet, no `ETag` or `Last-Modified`, or already
     /// completed). The partial file is kept for ``SessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``.
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable ([UInt8]?) -> Void) {
-        let alreadyAsked = self.resumeDataHandler.withLockedValue { handler in
-            defer { if handler == nil { handler = completionHandler } }
-            return handler != nil
-        }
-        guard !alreadyAsked else {
+        guard let request = self.resumeDataRequest, request.ask(completionHandler) else {
             completionHandler(nil)
             return
         }
         if self.state == .completed {
-            self.deliverResumeData(nil)
+            request.deliver(nil)
         } else {
             self.cancel()
         }
@@ -34,15 +26,13 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         }
     }
 
-    /// Whether a cancel asked for resume data.
-    var wantsResumeData: Bool { self.resumeDataHandler.withLockedValue { $0 != nil } }
+    /// A cancel that asked for resume data after the download got past needing them gets none.
+    override func didComplete() {
+        self.resumeDataRequest?.deliver(nil)
+    }
 
-    /// Hands `resumeData` to the pending handler, once.
-    func deliverResumeData(_ resumeData: [UInt8]?) {
-        let handler = self.resumeDataHandler.withLockedValue { handler in
-            defer { handler = nil }
-            return handler
-        }
-        handler?(resumeData)
+    private var resumeDataRequest: ResumeDataRequest? {
+        guard case .file(let plan) = self.bodyDestination else { return nil }
+        return plan.resumeDataRequest
     }
 }

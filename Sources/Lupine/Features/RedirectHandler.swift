@@ -1,0 +1,38 @@
+/// Decides whether a task follows a redirect, and with what request. Set per session
+/// (``SessionManager/redirectHandler``) or per request (``Request/redirectHandler``, asked
+/// instead of the session's); without either, the hooks' ``SessionHooks/willPerformRedirection``
+/// is asked, and without it every redirect is followed (up to ``SessionManager/maximumRedirects``).
+public protocol RedirectHandler: Sendable {
+    /// The request to send for the redirect `response`, given `request`, the one Lupine made
+    /// of its `Location` (RFC 9110 §15.4: method and body kept or turned into `GET`, credentials
+    /// dropped across origins); `nil` stops and delivers the redirect response itself.
+    func task(_ task: SessionTask, willBeRedirectedTo request: Request, for response: ResponseHead) async -> Request?
+}
+
+/// The usual ``RedirectHandler``s: follow, do not follow, or follow what a closure makes.
+public struct Redirector: RedirectHandler {
+    private let decide: @Sendable (SessionTask, Request, ResponseHead) async -> Request?
+
+    /// A handler that follows the request `decide` returns (`nil`: do not follow).
+    public init(_ decide: @escaping @Sendable (SessionTask, Request, ResponseHead) async -> Request?) {
+        self.decide = decide
+    }
+
+    /// Follows every redirect with the request Lupine made.
+    public static let follow = Redirector { _, request, _ in request }
+    /// Follows no redirect: the redirect response is delivered.
+    public static let doNotFollow = Redirector { _, _, _ in nil }
+
+    public func task(_ task: SessionTask, willBeRedirectedTo request: Request, for response: ResponseHead) async -> Request? {
+        await self.decide(task, request, response)
+    }
+}
+
+/// The redirect hook of ``SessionHooks`` as a ``RedirectHandler``.
+struct HookRedirectHandler: RedirectHandler {
+    let hook: @Sendable (SessionTask, ResponseHead, Request) -> Request?
+
+    func task(_ task: SessionTask, willBeRedirectedTo request: Request, for response: ResponseHead) async -> Request? {
+        self.hook(task, response, request)
+    }
+}

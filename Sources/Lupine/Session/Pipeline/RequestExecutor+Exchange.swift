@@ -1,0 +1,83 @@
+import Foundation
+
+extension RequestExecutor {
+    /// One attempt: sends `request`, follows redirects and answers Basic challenges, and returns
+    /// the final response with its body unread. Every discarded hop's metrics go to `outcome`.
+    func exchange(
+        _ task: SessionTask,
+        startingWith request: Request,
+        outcome: inout ExecutionOutcome
+    ) async throws -> (TransportResponse, ResponseHead) {
+        var request = request
+        // Filled on the first redirect only: most requests never need it.
+        var visited: Set<String> = []
+        var challenges = BasicChallengeResponder(credential: self.credential, hook: self.hooks.didReceiveChallenge)
+        outcome.redirectChain = []
+        while true {
+            try task.checkCancellation()
+            request = request.movingUserInfoCredentialToHeader()
+            outcome.request = request
+            // Headers set with the non-throwing `setValue`, by a hook or an adapter, are checked
+            // here, so none reaches the transport (and NIO's preconditions) unchecked.
+            try HeaderFieldValidation.validate(request.headers)
+            task.willSend(request)
+            task.delegate.willSendBody(length: request.body.knownLength)
+            self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
+            var transportRequest = TransportRequest(request, progress: task.delegate)
+            transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
+            transportRequest.cancellation = task.transportCancellation
+            let response = try await self.transport.execute(transportRequest)
+            let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
+            self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
+            outcome.head = head
+            outcome.metrics = response.metrics
+            task.didReceive(head)
+
+            if let next = try await self.redirect(task, from: request, head: head) {
+                guard outcome.redirectChain.count < self.maximumRedirects else {
+                    throw LupineError.redirectFailed(.tooManyRedirects(limit: self.maximumRedirects))
+                }
+                if visited.isEmpty {
+                    visited.insert(Self.visitKey(request))
+                }
+                guard visited.insert(Self.visitKey(next)).inserted else {
+                    throw LupineError.redirectFailed(.loop(next.url))
+                }
+                try await Self.discard(response.body)
+                outcome.earlierMetrics.append(response.metrics)
+                outcome.redirectChain.append(request.url)
+                request = next
+                continue
+            }
+            if let answer = challenges.answer(head, task: task, monitors: self.features) {
+                try await Self.discard(response.body)
+                outcome.earlierMetrics.append(response.metrics)
+                request.setValue(answer.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
+                continue
+            }
+            return (response, head)
+        }
+    }
+
+    /// The next request when `head` is a redirect the task's ``RedirectHandler`` follows.
+    private func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) async throws(LupineError) -> Request? {
+        guard let next = try RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
+        let followed: Request?
+        if let handler = self.features.redirectHandler {
+            followed = await handler.task(task, willBeRedirectedTo: next, for: head)
+        } else {
+            followed = next
+        }
+        if let followed {
+            self.features.tell { $0.task(task, willRedirectTo: followed, for: head) }
+        }
+        return followed
+    }
+
+    /// What identifies a hop for loop detection: method and URL, without the fragment the server never sees.
+    private static func visitKey(_ request: Request) -> String {
+        var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+        components?.fragment = nil
+        return "\(request.method.rawValue) \(components?.string ?? request.url.absoluteString)"
+    }
+}

@@ -1,0 +1,95 @@
+extension RequestExecutor {
+    /// How long to wait before sending the failed attempt again, or `nil` to deliver the failure.
+    ///
+    /// The retriers are asked only when there are some, the failure is not a cancellation, and
+    /// the request's body can be sent again. A retrier that throws, or that decides
+    /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with
+    /// ``LupineError/requestRetryFailed(underlying:original:)``.
+    func retryDelay(
+        after failure: LupineError,
+        response: ResponseHead?,
+        of task: SessionTask,
+        outcome: ExecutionOutcome,
+        started: ContinuousClock.Instant
+    ) async throws(LupineError) -> Duration? {
+        guard let retrier = self.features.interceptor else { return nil }
+        if case .cancelled = failure { return nil }
+        guard outcome.request.body.isReplayable, !task.isCancelling else { return nil }
+        let context = RetryContext(
+            task: task,
+            request: outcome.request,
+            response: response,
+            error: failure,
+            retryCount: outcome.retryCount,
+            elapsed: .now - started
+        )
+        let decision: RetryDecision
+        do {
+            decision = try await retrier.retry(context)
+        } catch {
+            throw .requestRetryFailed(underlying: error, original: failure)
+        }
+        self.features.tell { $0.task(task, didDecide: decision, for: context) }
+        switch decision {
+        case .retry:
+            return .zero
+        case .retryAfter(let delay):
+            return min(max(delay, .zero), RetryDecision.maximumDelay)
+        case .doNotRetry:
+            return nil
+        case .doNotRetryWithError(let error):
+            throw .requestRetryFailed(underlying: error, original: failure)
+        }
+    }
+
+    /// Gets ready to send the attempt again: drains the refused response's body (so its
+    /// connection can be reused), keeps its metrics, and waits `delay`; a cancel of the task
+    /// ends the wait at once.
+    func prepareRetry(
+        after delay: Duration,
+        of task: SessionTask,
+        outcome: inout ExecutionOutcome,
+        discarding response: TransportResponse?
+    ) async throws {
+        if let response {
+            try await Self.discard(response.body)
+            outcome.earlierMetrics.append(response.metrics)
+        } else if let metrics = outcome.metrics {
+            outcome.earlierMetrics.append(metrics)
+        }
+        outcome.metrics = nil
+        outcome.head = nil
+        outcome.retryCount += 1
+        if delay > .zero {
+            try await Self.sleep(for: delay, unlessCancelled: task)
+        }
+        try task.checkCancellation()
+    }
+
+    /// Sleeps for `delay`, waking early when the task is cancelled, whether by ``SessionTask/cancel()``
+    /// or by its Swift task being cancelled.
+    private static func sleep(for delay: Duration, unlessCancelled task: SessionTask) async throws {
+        let sleeper = Task { try await Task.sleep(for: delay) }
+        // The transport's previous step is over, so its handler may be replaced: the next
+        // request installs its own.
+        task.transportCancellation.whenCancelled { sleeper.cancel() }
+        try await withTaskCancellationHandler {
+            try await sleeper.value
+        } onCancel: {
+            sleeper.cancel()
+        }
+    }
+}
+
+extension Request.Body {
+    /// Whether the body can be sent a second time: a stream is produced once, a file that cannot
+    /// tell its length (a FIFO, a device) is read once; anything else can.
+    var isReplayable: Bool {
+        switch self {
+        case .none, .bytes: return true
+        case .stream: return false
+        case .file: return self.knownLength != nil
+        case .multipart(let form): return form.isReplayable
+        }
+    }
+}

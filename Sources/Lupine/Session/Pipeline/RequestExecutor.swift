@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+import NIOCore
+
+/// What running a task produced, before response serialization.
+struct ExecutionOutcome: Sendable {
+    var request: Request
+    var head: ResponseHead?
+    var data: [UInt8] = []
+    /// The metrics of the request that brought the final response.
+    var metrics: TransportMetrics?
+    /// The metrics of every earlier request of the task: redirect hops, answered challenges,
+    /// retried attempts, in the order they were sent.
+    var earlierMetrics: [TransportMetrics] = []
+    var redirectChain: [URL] = []
+    /// How many times the task's request was sent again by a retrier.
+    var retryCount = 0
+    /// Where a download's file ended up.
+    var fileURL: URL?
+    var error: LupineError?
+}
+
+/// The one execution loop every task runs through, whatever its kind; only its
+/// ``ResponseSink`` (memory, handlers, a file) differs. Each attempt goes through fixed points,
+/// in this order:
+///
+/// 1. the sink prepares the request (a resumed download adds its range);
+/// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent;
+/// 3. adaptation: the request's ``RequestInterceptor``, then the session's;
+/// 4. the exchange: the request is sent; redirects (``RedirectHandler``) and Basic challenges
+///    are answered within the attempt;
+/// 5. the retry point: a transport error, or a final status of 400 or above, is put to the
+///    retriers, which may send the attempt again (after a delay);
+/// 6. the response hook, then the sink takes the body; a fully read body is offered to the
+///    ``CachedResponseHandler`` and the cache.
+///
+/// A step that is not configured costs nothing: no interceptor means no adaptation and no retry
+/// point, no cache means no lookup.
+struct RequestExecutor: Sendable {
+    let transport: any Transport
+    let hooks: SessionHooks
+    let features: TaskFeatures
+    let maximumRedirects: Int
+    let credential: Credential?
+    /// The session's trust hook; `nil` for the transport's own.
+    let serverTrustEvaluator: ServerTrustEvaluator?
+    let logger: Logger
+
+    /// Runs `task` to its outcome, its body going where the task's kind sends it.
+    func run(_ task: SessionTask) async -> ExecutionOutcome {
+        switch task.bodyDestination {
+        case .memory:
+            var sink = MemorySink()
+            return await self.run(task, into: &sink)
+        case .handlers(let receiveHead, let receiveChunk):
+            var sink = HandlerSink(receiveHead: receiveHead, receiveChunk: receiveChunk)
+            return await self.run(task, into: &sink)
+        case .file(let plan):
+            var sink = FileSink(plan: plan, original: task.originalRequest)
+            return await self.run(task, into: &sink)
+        }
+    }
+
+    private func run<Sink: ResponseSink>(_ task: SessionTask, into sink: inout Sink) async -> ExecutionOutcome {
+        var outcome = ExecutionOutcome(request: task.originalRequest)
+        var failure: LupineError?
+        do {
+            try await sink.prepare()
+            try await self.attempts(task, into: &sink, outcome: &outcome)
+        } catch {
+            let lupineError = LupineError(translating: error, from: .transport)
+            failure = lupineError
+            self.logger.debug(
+                "Request failed",
+                metadata: ["task": "\(task.taskIdentifier)", "error": "\(lupineError.description)"]
+            )
+        }
+        await sink.finish(&outcome, error: failure)
+        return outcome
+    }
+
+    /// Sends attempts until one brings a response the sink takes, or one fails for good.
+    private func attempts<Sink: ResponseSink>(
+        _ task: SessionTask,
+        into sink: inout Sink,
+        outcome: inout ExecutionOutcome
+    ) async throws {
+        let started = ContinuousClock.now
+        while true {
+            try task.checkCancellation()
+            var request = sink.request(for: task.originalRequest)
+            if sink.usesCache, let cache = self.features.urlCache,
+                let cached = try await self.cachedResponse(for: request, in: cache, task: task)
+            {
+                outcome.request = request
+                outcome.head = cached.head
+                task.didReceive(cached.head)
+                try await sink.receive(cached: cached, task: task)
+                return
+            }
+            if let interceptor = self.features.interceptor {
+                request = try await self.adapt(request, with: interceptor, task: task, retryCount: outcome.retryCount)
+            }
+            self.features.tell { $0.task(task, didStartAttempt: outcome.retryCount, with: request) }
+            let response: TransportResponse
+            let head: ResponseHead
+            do {
+                (response, head) = try await self.exchange(task, startingWith: request, outcome: &outcome)
+            } catch {
+                let failure = LupineError(translating: error, from: .transport)
+                guard let delay = try await self.retryDelay(after: failure, response: nil, of: task, outcome: outcome, started: started) else {
+                    throw failure
+                }
+                try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: nil)
+                continue
+            }
+            if head.statusCode >= 400,
+                let delay = try await self.retryDelay(after: Self.statusFailure(head), response: head, of: task, outcome: outcome, started: started)
+            {
+                try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
+                continue
+            }
+            if self.hooks.didReceiveResponse?(task, head) == .cancel {
+                throw LupineError.cancelled
+            }
+            let verdict = try await sink.receive(response.body, head: head, task: task, executor: self)
+            outcome.metrics = response.metrics
+            guard case .done = verdict else {
+                outcome.earlierMetrics.append(response.metrics)
+                continue
+            }
+            if let body = sink.cacheableBody, let cache = self.features.urlCache {
+                await self.offer(CachedResponse(head: head, data: body), for: request, to: cache, task: task)
+            }
+            return
+        }
+    }
+
+    /// Runs the interceptor's adaptation of `request`, reporting it to the monitors.
+    private func adapt(
+        _ request: Request,
+        with interceptor: any RequestInterceptor,
+        task: SessionTask,
+        retryCount: Int
+    ) async throws(LupineError) -> Request {
+        do {
+            let adapted = try await interceptor.adapt(request, for: AdaptContext(task: task, retryCount: retryCount))
+            self.features.tell { $0.task(task, didAdapt: request, to: adapted) }
+            return adapted
+        } catch {
+            throw LupineError(translating: error, from: .adapter)
+        }
+    }
+
+    /// What a retrier is told about a final response whose status is 400 or above.
+    private static func statusFailure(_ head: ResponseHead) -> LupineError {
+        .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: [], underlying: nil))
+    }
+
+    func readBody(_ body: ResponseBody, expectedLength: Int?, of task: SessionTask) async throws -> [UInt8] {
+        var data: [UInt8] = []
+        // One allocation for a body of announced size (capped: the header is the server's word).
+        data.reserveCapacity(min(max(expectedLength ?? 0, 0), 16 * 1024 * 1024))
+        try await self.forEachChunk(of: body, for: task) { chunk in
+            data.append(contentsOf: chunk.readableBytesView)
+        }
+        return data
+    }
+
+    /// Hands each body chunk to `handle`, waiting while the task is suspended (so the transport
+    /// stops reading), stopping when it is cancelled, and reporting progress and data.
+    func forEachChunk(of body: ResponseBody, for task: SessionTask, _ handle: (ByteBuffer) async throws -> Void) async throws {
+        var chunks = body.makeAsyncIterator()
+        while true {
+            await task.gate.pass()
+            try task.checkCancellation()
+            guard let chunk = try await chunks.next() else { return }
+            try await handle(chunk)
+            task.delegate.didReceiveBody(bytes: chunk.readableBytes)
+            self.hooks.didReceiveData?(task, chunk)
+        }
+    }
+
+    static func discard(_ body: ResponseBody) async throws {
+        for try await _ in body {}
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import NIOCore
+
+/// What a sink says once it has taken a response's body.
+enum SinkVerdict {
+    /// The body is where it belongs: the task's loop ends.
+    case done
+    /// The response cannot be used as it is (a resumed download the server will not continue):
+    /// the loop sends the request again, as the sink prepares it, without counting a retry.
+    case startOver
+}
+
+/// Where a task's final response body goes: the one thing that differs between the kinds of
+/// task. The execution loop (``RequestExecutor/run(_:into:)``) asks the sink for each attempt's
+/// request, hands it the final response, and lets it settle the outcome at the end.
+protocol ResponseSink {
+    /// Gets ready before the first attempt (a download opens its file).
+    mutating func prepare() async throws
+
+    /// The request an attempt sends for `original` (a download adds its `Range`).
+    func request(for original: Request) -> Request
+
+    /// Whether the response can come from, and go to, a ``ResponseCache``.
+    var usesCache: Bool { get }
+
+    /// The body read whole, to offer to the cache once the sink is done; `nil` when the sink
+    /// keeps none.
+    var cacheableBody: [UInt8]? { get }
+
+    /// Takes the final response's body.
+    mutating func receive(
+        _ body: ResponseBody,
+        head: ResponseHead,
+        task: SessionTask,
+        executor: RequestExecutor
+    ) async throws -> SinkVerdict
+
+    /// Takes a stored response a cache answered with instead of the network.
+    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws
+
+    /// Settles the outcome once the loop has ended, with `error` when it failed: puts the body
+    /// (or the file) into `outcome` and sets its error, which the sink may turn into another
+    /// (an interrupted download carries its resume data).
+    mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async
+}
+
+extension ResponseSink {
+    mutating func prepare() async throws {}
+    var usesCache: Bool { false }
+    var cacheableBody: [UInt8]? { nil }
+}
+
+/// A data or upload task's sink: the body in memory, for the response serializer.
+struct MemorySink: ResponseSink {
+    private var data: [UInt8] = []
+
+    func request(for original: Request) -> Request { original }
+
+    var usesCache: Bool { true }
+
+    var cacheableBody: [UInt8]? { self.data }
+
+    mutating func receive(
+        _ body: ResponseBody,
+        head: ResponseHead,
+        task: SessionTask,
+        executor: RequestExecutor
+    ) async throws -> SinkVerdict {
+        let length = head.contentLength
+        task.delegate.willReceiveBody(length: length)
+        self.data = try await executor.readBody(body, expectedLength: length, of: task)
+        return .done
+    }
+
+    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {
+        task.delegate.willReceiveBody(length: response.data.count)
+        task.delegate.didReceiveBody(bytes: response.data.count)
+        self.data = response.data
+    }
+
+    mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
+        outcome.data = self.data
+        outcome.error = error
+    }
+}
+
+/// The sink of ``SessionManager/stream(_:receiveHead:receiveChunk:)``: the head and each chunk
+/// handed to the caller's handlers as they come, nothing kept.
+struct HandlerSink: ResponseSink {
+    let receiveHead: @Sendable (ResponseHead) async throws -> Void
+    let receiveChunk: @Sendable (ByteBuffer) async throws -> Void
+
+    func request(for original: Request) -> Request { original }
+
+    mutating func receive(
+        _ body: ResponseBody,
+        head: ResponseHead,
+        task: SessionTask,
+        executor: RequestExecutor
+    ) async throws -> SinkVerdict {
+        task.delegate.willReceiveBody(length: head.contentLength)
+        try await Self.handing(head, to: self.receiveHead)
+        try await executor.forEachChunk(of: body, for: task) { chunk in
+            try await Self.handing(chunk, to: self.receiveChunk)
+        }
+        return .done
+    }
+
+    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {}
+
+    mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
+        outcome.error = error
+    }
+
+    /// Calls a caller's `handler` with `value`, reporting what it throws as a ``LupineError``.
+    private static func handing<Value>(_ value: Value, to handler: @Sendable (Value) async throws -> Void) async throws(LupineError) {
+        do {
+            try await handler(value)
+        } catch {
+            throw LupineError(translating: error, from: .responseHandler)
+        }
+    }
+}
+
+extension ResponseHead {
+    /// The `Content-Length` the server announced, when it is a number.
+    var contentLength: Int? {
+        self.headers.first(name: "Content-Length").flatMap(Int.init)
+    }
+}

@@ -1,0 +1,41 @@
+/// The extension points one task runs with, resolved when the task is made: the request's own
+/// before the session's, so the loop never has to look twice.
+struct TaskFeatures: Sendable {
+    /// The request's interceptor, then the session's, as one; `nil` when neither is set.
+    let interceptor: (any RequestInterceptor)?
+    /// The request's redirect handler, else the session's, else the redirect hook; `nil` follows.
+    let redirectHandler: (any RedirectHandler)?
+    /// The request's cached-response handler, else the session's; `nil` stores as the cache decides.
+    let cachedResponseHandler: (any CachedResponseHandler)?
+    let urlCache: (any ResponseCache)?
+    let monitors: [any EventMonitor]
+
+    init(request: Request, session: SessionFeatures, hooks: SessionHooks, monitors: [any EventMonitor]) {
+        switch (request.interceptor, session.interceptor) {
+        case (let own?, let shared?): self.interceptor = Interceptor(interceptors: [own, shared])
+        case (let own?, nil): self.interceptor = own
+        case (nil, let shared): self.interceptor = shared
+        }
+        self.redirectHandler =
+            request.redirectHandler ?? session.redirectHandler
+            ?? hooks.willPerformRedirection.map { HookRedirectHandler(hook: $0) }
+        self.cachedResponseHandler = request.cachedResponseHandler ?? session.cachedResponseHandler
+        self.urlCache = session.urlCache
+        self.monitors = monitors
+    }
+
+    /// Tells every monitor, in order.
+    func tell(_ event: (any EventMonitor) -> Void) {
+        for monitor in self.monitors {
+            event(monitor)
+        }
+    }
+}
+
+/// The extension points set on a session (``SessionManager/interceptor`` and its siblings).
+struct SessionFeatures: Sendable {
+    var interceptor: (any RequestInterceptor)?
+    var redirectHandler: (any RedirectHandler)?
+    var cachedResponseHandler: (any CachedResponseHandler)?
+    var urlCache: (any ResponseCache)?
+}

@@ -1,0 +1,32 @@
+/// The session-wide extension points of the request pipeline (see ``RequestExecutor`` for where
+/// each is called). A request's own, when set, comes first (an interceptor) or instead (the
+/// handlers). Tasks take the values set when they are created.
+extension SessionManager {
+    /// The adapter and retrier every task's requests go through, after the request's own
+    /// (``Request/interceptor``); `nil` for none.
+    public var interceptor: (any RequestInterceptor)? {
+        get { self.settings.withLockedValue { $0.features.interceptor } }
+        set { self.settings.withLockedValue { $0.features.interceptor = newValue } }
+    }
+
+    /// Decides about redirects when a request has no ``Request/redirectHandler``; `nil` leaves
+    /// it to the ``SessionHooks/willPerformRedirection`` hook, and without it every redirect is followed.
+    public var redirectHandler: (any RedirectHandler)? {
+        get { self.settings.withLockedValue { $0.features.redirectHandler } }
+        set { self.settings.withLockedValue { $0.features.redirectHandler = newValue } }
+    }
+
+    /// Decides what ``urlCache`` keeps of each response, when a request has no
+    /// ``Request/cachedResponseHandler``: AFNetworking's `dataTaskWillCacheResponse`.
+    public var cachedResponseHandler: (any CachedResponseHandler)? {
+        get { self.settings.withLockedValue { $0.features.cachedResponseHandler } }
+        set { self.settings.withLockedValue { $0.features.cachedResponseHandler = newValue } }
+    }
+
+    /// Where responses are kept and answered from, by each request's ``Request/cachePolicy``;
+    /// `nil` (the default) for no cache.
+    public var urlCache: (any ResponseCache)? {
+        get { self.settings.withLockedValue { $0.features.urlCache } }
+        set { self.settings.withLockedValue { $0.features.urlCache = newValue } }
+    }
+}
