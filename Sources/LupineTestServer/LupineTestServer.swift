@@ -13,7 +13,9 @@ import ServiceLifecycle
 /// It has two listeners on kernel-chosen ports:
 /// - the main listener (``baseURL``), a Hummingbird server with httpbin's endpoints (`/get`,
 ///   `/post`, `/bytes/:n`, `/redirect/:n`, `/basic-auth/:user/:passwd`, `/gzip`, ...), optionally
-///   over TLS with a certificate chain generated at start;
+///   over TLS with a certificate chain generated at start, and endpoints of ours that count
+///   requests per key and fail a given number of times (`/retry/:key/fail/:n`,
+///   `/retry/:key/retry-after/:n`, `/bearer/:token`; see ``attempts(forKey:)``);
 /// - the fault listener (``faultsBaseURL``), plain HTTP written by hand to misbehave on purpose
 ///   (closing mid-body, stalling, malformed status lines, oversized headers, ...).
 ///
@@ -48,6 +50,7 @@ public final class LupineTestServer: Sendable {
 
     private let registry: ConnectionRegistry
     private let bodyBudget: RequestBodyBudget
+    private let attempts: AttemptCounter
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
     private let faultListener: FaultListener
@@ -63,6 +66,7 @@ public final class LupineTestServer: Sendable {
         identity: ServerTLSIdentity?,
         registry: ConnectionRegistry,
         bodyBudget: RequestBodyBudget,
+        attempts: AttemptCounter,
         serviceGroup: ServiceGroup,
         runTask: Task<Void, any Error>,
         faultListener: FaultListener
@@ -75,6 +79,7 @@ public final class LupineTestServer: Sendable {
         self.leafCertificateDER = identity?.chain.leafDER
         self.registry = registry
         self.bodyBudget = bodyBudget
+        self.attempts = attempts
         self.serviceGroup = serviceGroup
         self.runTask = runTask
         self.faultListener = faultListener
@@ -103,7 +108,8 @@ public final class LupineTestServer: Sendable {
 
         let router = Router(context: TestServerRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: ConnectionIDMiddleware(registry: registry))
-        HTTPBinRoutes(scheme: scheme, bodyBudget: bodyBudget).register(on: router)
+        let attempts = AttemptCounter()
+        HTTPBinRoutes(scheme: scheme, bodyBudget: bodyBudget, attempts: attempts).register(on: router)
 
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int?.self)
         let application = Application(
@@ -143,6 +149,7 @@ public final class LupineTestServer: Sendable {
                 identity: identity,
                 registry: registry,
                 bodyBudget: bodyBudget,
+                attempts: attempts,
                 serviceGroup: serviceGroup,
                 runTask: runTask,
                 faultListener: faultListener
@@ -162,6 +169,12 @@ public final class LupineTestServer: Sendable {
     /// Request-body bytes the echo endpoints hold in memory now and at most.
     public var requestBodies: RequestBodyStatistics {
         bodyBudget.statistics
+    }
+
+    /// How many requests the retry and bearer endpoints counted under `key` (`bearer-<token>` for
+    /// `/bearer/:token`) since it was last reset; the same number `/retry/:key/attempts` answers.
+    public func attempts(forKey key: String) -> Int {
+        attempts.count(key)
     }
 
     /// Restarts `accepted` from zero and `peakOpen` from the connections open now.

@@ -2,7 +2,10 @@ import Foundation
 import Hummingbird
 
 extension HTTPBinRoutes {
-    /// `/basic-auth/:user/:passwd`, `/hidden-basic-auth/:user/:passwd` and `/bearer`.
+    /// `/basic-auth/:user/:passwd`, `/hidden-basic-auth/:user/:passwd`, `/bearer`, and ours,
+    /// `/bearer/:token`: 200 when `Authorization` is `Bearer <token>`, else 401 with
+    /// `WWW-Authenticate: Bearer`; each request counted under the key `bearer-<token>` (see
+    /// ``registerRetry(on:)``).
     func registerAuthentication(on router: Router<Context>) {
         router.get("/basic-auth/:user/:passwd") { request, context in
             let user = try context.parameters.require("user")
@@ -27,6 +30,21 @@ extension HTTPBinRoutes {
             let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
             return try Response.json(.object(["authenticated": .bool(true), "token": .string(token)]))
         }
+        on("/bearer/:token", methods: Self.anyMethod, router: router) { request, context in
+            let token = try Self.attemptKey(context, parameter: "token")
+            let attempt = attempts.increment("bearer-\(token)")
+            guard Self.hasBearerToken(request, token) else {
+                return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
+            }
+            return try Response.json(.object(["authenticated": .bool(true), "attempt": .integer(attempt)]))
+        }
+    }
+
+    /// Whether `request` carries `Authorization: Bearer <token>` (the scheme in any case).
+    private static func hasBearerToken(_ request: Request, _ token: String) -> Bool {
+        guard let authorization = request.headers[.authorization] else { return false }
+        let scheme = "bearer "
+        return authorization.prefix(scheme.count).lowercased() == scheme && authorization.dropFirst(scheme.count) == token
     }
 
     private static func hasBasicCredentials(_ request: Request, user: String, password: String) -> Bool {

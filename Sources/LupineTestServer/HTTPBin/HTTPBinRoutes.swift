@@ -14,6 +14,8 @@ struct HTTPBinRoutes: Sendable {
     let scheme: String
     /// The limits on the request bodies the echo endpoints buffer.
     let bodyBudget: RequestBodyBudget
+    /// The per-key request counts of the retry and bearer endpoints.
+    let attempts: AttemptCounter
 
     /// Adds every endpoint to `router`.
     func register(on router: Router<Context>) {
@@ -29,6 +31,7 @@ struct HTTPBinRoutes: Sendable {
         registerCookies(on: router)
         registerResponseHeaders(on: router)
         registerUpload(on: router)
+        registerRetry(on: router)
     }
 
     /// Routes `path` to `handler` for each of `methods`.
