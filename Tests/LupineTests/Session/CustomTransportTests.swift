@@ -34,23 +34,25 @@ import Testing
         manager.invalidateSession(cancelingTasks: false)
     }
 
-    /// A transport that knows nothing of cancellation handles: it waits on a Swift sleep.
+    /// A transport that answers only when cancelled, through the request's handle: the one route
+    /// by which a session's `task.cancel()` reaches any transport.
     struct StalledTransport: Transport {
         func execute(_ request: TransportRequest) async throws -> TransportResponse {
-            try await Task.sleep(for: .seconds(60))
-            return TransportResponse(status: .ok, headers: [:], url: request.url, body: ResponseBody([]))
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                request.cancellation.whenCancelled { continuation.resume(throwing: TransportError.cancelled) }
+            }
         }
 
         func shutdown() async {}
     }
 
-    @Test func cancellingATaskReachesATransportThatIgnoresTheHandle() async throws {
+    @Test func cancellingATaskReachesACustomTransportThroughTheHandle() async throws {
         let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.test/"), transport: StalledTransport())
-        #expect(!StalledTransport().honorsCancellationHandle)
         let call = Task { try await manager.get("slow") }
         try await waitUntil("the task is running") { manager.tasks.first?.state == .running }
         manager.tasks.first?.cancel()
         await expectSessionCancelled { try await call.value }
+        #expect(!call.isCancelled, "the Swift task was not cancelled: the handle alone ended the request")
         manager.invalidateSession(cancelingTasks: false)
     }
 }
