@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import NIOConcurrencyHelpers
 import Testing
 
 /// A ``Transport`` written outside Lupine (here one that answers from memory, as a cache or a
@@ -31,6 +32,30 @@ import Testing
         #expect(object["count"] as? Int == 2)
         #expect(response.head?.url.absoluteString == "https://api.example.test/v1/hello?a=1")
         #expect(response.metrics?.isReusedConnection == false)
+        manager.invalidateSession(cancelingTasks: false)
+    }
+
+    /// Records the Swift task its request runs in.
+    struct TaskRecordingTransport: Transport {
+        let ranIn = NIOLockedValueBox<Int?>(nil)
+
+        func execute(_ request: TransportRequest) async throws -> TransportResponse {
+            let task = withUnsafeCurrentTask { $0?.hashValue }
+            self.ranIn.withLockedValue { $0 = task }
+            return TransportResponse(status: .noContent, headers: [:], url: request.url, body: ResponseBody([]))
+        }
+
+        func shutdown() async {}
+    }
+
+    @Test func anyTransportRunsTheTaskInTheCallersSwiftTask() async throws {
+        let transport = TaskRecordingTransport()
+        let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.test/"), transport: transport)
+        manager.responseSerializer = HTTPResponseSerializer()
+        let caller = withUnsafeCurrentTask { $0?.hashValue }
+        _ = try await manager.get("inline")
+        #expect(caller != nil)
+        #expect(transport.ranIn.withLockedValue { $0 } == caller, "no runner task, whatever the transport")
         manager.invalidateSession(cancelingTasks: false)
     }
 
