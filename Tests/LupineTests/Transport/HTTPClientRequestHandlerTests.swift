@@ -44,6 +44,10 @@ import Testing
         try await harness.respond(.head(.ok, ["Content-Length": "10"]), .body(ByteBuffer(string: "12345")))
         let response = try await head.get()
         try await harness.channel.close().get()
+        guard harness.finished.withLockedValue({ $0 }) == [false] else {
+            Issue.record("closing the connection did not end the request")
+            return
+        }
         var received = 0
         do {
             for try await chunk in response.body {
@@ -54,7 +58,6 @@ import Testing
             #expect(error.description == "the server closed the connection after 5 of 10 body bytes")
         }
         #expect(received == 5)
-        #expect(harness.finished.withLockedValue { $0 } == [false])
     }
 
     @Test func aSlowConsumerHoldsReadsBackUntilItAsksForMore() async throws {
@@ -105,7 +108,11 @@ import Testing
         }
         await harness.channel.testingEventLoop.run()
         await harness.channel.testingEventLoop.advanceTime(by: .seconds(2))
-        #expect(harness.finished.withLockedValue { $0 } == [false])
+        // Checked before awaiting the body, which would wait forever for a timeout that never came.
+        guard harness.finished.withLockedValue({ $0 }) == [false] else {
+            Issue.record("a stalled server did not time out")
+            return
+        }
         do {
             _ = try await iterator.next()
             Issue.record("a stalled server did not time out")
@@ -122,8 +129,12 @@ import Testing
         await harness.channel.testingEventLoop.advanceTime(by: .seconds(2))
         #expect(harness.finished.withLockedValue { $0 } == [], "an informational head is activity")
         await harness.channel.testingEventLoop.advanceTime(by: .seconds(2))
+        // Checked before awaiting the head, which would wait forever for a timeout that never came.
+        guard harness.finished.withLockedValue({ $0 }) == [false] else {
+            Issue.record("a stalled server did not time out")
+            return
+        }
         await #expect(throws: TransportError.self) { try await head.get() }
-        #expect(harness.finished.withLockedValue { $0 } == [false])
     }
 
     @Test func informationalResponsesBeforeTheFinalOneAreSkipped() async throws {
