@@ -9,15 +9,15 @@ extension HTTP1RequestStateMachine {
         guard case .running(var running) = self.state else {
             return self.responseNobodyAskedFor()
         }
-        running.lastActivity = now
-        guard case .awaitingHead = running.responsePhase else {
-            self.state = .running(running)
+        // An informational head (100 Continue, 103 Early Hints) precedes the real one and is
+        // skipped. It is not activity either: an endless stream of them cannot keep the read
+        // timer from firing. 101 is final: no upgrade is asked for, so a server that switches
+        // anyway gets its answer failed by the bytes that follow.
+        if head.status.code >= 100, head.status.code < 200, head.status != .switchingProtocols {
             return .none
         }
-        // An informational head (100 Continue, 103 Early Hints) precedes the real one. 101 is
-        // final: no upgrade is asked for, so a server that switches anyway gets its answer failed
-        // by the bytes that follow, or ends as a response without a body.
-        if head.status.code >= 100, head.status.code < 200, head.status != .switchingProtocols {
+        running.lastActivity = now
+        guard case .awaitingHead = running.responsePhase else {
             self.state = .running(running)
             return .none
         }
