@@ -9,27 +9,23 @@ extension HTTPClientRequestHandler {
 
     /// Writes one body chunk of request `id`; the returned future completes when the channel can take more.
     func writeBodyChunk(_ chunk: ByteBuffer, of id: RequestID) -> EventLoopFuture<Void> {
-        let action = self.machine.bodyPartToWrite(id, part: chunk)
-        switch action {
-        case .refuseBodyWrite(let error), .failRequest(let error):
-            self.perform(action)
-            return self.eventLoop.makeFailedFuture(error)
-        default:
-            self.perform(action)
-        }
-        return self.exchange?.writabilityWaiter?.futureResult ?? self.eventLoop.makeSucceededVoidFuture()
+        self.answerProducer(self.machine.bodyPartToWrite(id, part: chunk))
     }
 
     /// Ends the streamed body of request `id`, checking it produced its declared length.
     func finishBody(of id: RequestID) -> EventLoopFuture<Void> {
-        let action = self.machine.bodyEnded(id)
+        self.answerProducer(self.machine.bodyEnded(id))
+    }
+
+    /// Performs `action`, taken on the body producer's behalf, and tells the producer the outcome:
+    /// refused or failed, or free to go on (once the channel is writable again, when it is parked).
+    private func answerProducer(_ action: HTTP1RequestStateMachine.Action) -> EventLoopFuture<Void> {
+        self.perform(action)
         switch action {
         case .refuseBodyWrite(let error), .failRequest(let error):
-            self.perform(action)
             return self.eventLoop.makeFailedFuture(error)
         default:
-            self.perform(action)
-            return self.eventLoop.makeSucceededVoidFuture()
+            return self.exchange?.writabilityWaiter?.futureResult ?? self.eventLoop.makeSucceededVoidFuture()
         }
     }
 
