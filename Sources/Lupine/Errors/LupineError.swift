@@ -142,6 +142,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         /// A redirect's `Location` header, given here as sent, is not a URL (relative or
         /// absolute) with a scheme and a host.
         case invalidLocation(String)
+        /// A redirect to this URL would send the request's body again, and the body can be
+        /// sent only once (a stream, or a file that cannot tell its length).
+        case bodyNotReplayable(URL)
     }
 
     /// One plain sentence saying what failed and, where it helps, what to do; never a URL's
@@ -198,6 +201,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "the redirects loop back to \(MessageText.url(url))"
         case .redirectFailed(.invalidLocation(let location)):
             return "the redirect cannot be followed: its Location \(RedirectPolicy.displayed(location)) is not a valid URL"
+        case .redirectFailed(.bodyNotReplayable(let url)):
+            return "the redirect to \(MessageText.url(url)) cannot be followed: the request body is a stream that can be sent only once; use a body in memory or in a file"
         case .cancelled:
             return "the request was cancelled"
         case .sessionInvalidated:

@@ -5,7 +5,10 @@
 public protocol RedirectHandler: Sendable {
     /// The request to send for the redirect `response`, given `request`, the one Lupine made
     /// of its `Location` (RFC 9110 §15.4: method and body kept or turned into `GET`, credentials
-    /// dropped across origins); `nil` stops and delivers the redirect response itself.
+    /// dropped across origins); `nil` stops and delivers the redirect response itself. When the
+    /// body just sent could be sent only once (``Request/Body/stream(length:chunks:)``, a file
+    /// of unknown length), a next request with such a body fails the task with
+    /// ``LupineError/RedirectFailureReason/bodyNotReplayable(_:)`` instead of sending it empty.
     func task(_ task: SessionTask, willBeRedirectedTo request: Request, for response: ResponseHead) async -> Request?
 }
 

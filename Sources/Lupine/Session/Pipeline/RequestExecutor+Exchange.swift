@@ -48,7 +48,8 @@ extension RequestExecutor {
                 request = next
                 continue
             }
-            if let answer = challenges.answer(head, task: task, monitors: self.features) {
+            // A body produced once cannot be sent with the answer: the challenge is delivered.
+            if request.body.isReplayable, let answer = challenges.answer(head, task: task, monitors: self.features) {
                 try await Self.discard(response.body)
                 outcome.earlierMetrics.append(response.metrics)
                 request.setValue(answer.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
@@ -67,9 +68,13 @@ extension RequestExecutor {
         } else {
             followed = next
         }
-        if let followed {
-            self.features.tell { $0.task(task, willRedirectTo: followed, for: head) }
+        guard let followed else { return nil }
+        // The body just sent was produced once (a stream, a FIFO): sending the same body
+        // again would send nothing, so the redirect fails rather than lose it (curl: "rewind").
+        if !request.body.isReplayable, !followed.body.isReplayable {
+            throw .redirectFailed(.bodyNotReplayable(followed.url))
         }
+        self.features.tell { $0.task(task, willRedirectTo: followed, for: head) }
         return followed
     }
 

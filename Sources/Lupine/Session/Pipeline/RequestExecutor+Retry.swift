@@ -63,6 +63,8 @@ extension RequestExecutor {
         if delay > .zero {
             try await Self.sleep(for: delay, unlessCancelled: task)
         }
+        // A task suspended during the wait sends nothing until it is resumed.
+        await task.gate.pass()
         try task.checkCancellation()
     }
 

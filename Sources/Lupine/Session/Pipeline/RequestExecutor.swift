@@ -98,6 +98,8 @@ struct RequestExecutor: Sendable {
                 try await sink.receive(cached: cached, task: task)
                 return
             }
+            // The cache is asked, and offered the response, for the request before adaptation.
+            let looked = request
             if let interceptor = self.features.interceptor {
                 request = try await self.adapt(request, with: interceptor, task: task, retryCount: outcome.retryCount)
             }
@@ -130,7 +132,7 @@ struct RequestExecutor: Sendable {
                 continue
             }
             if let body = sink.cacheableBody, let cache = self.features.urlCache {
-                await self.offer(CachedResponse(head: head, data: body), for: request, to: cache, task: task)
+                await self.offer(CachedResponse(head: head, data: body), for: looked, to: cache, task: task)
             }
             return
         }

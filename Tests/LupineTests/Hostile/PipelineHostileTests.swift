@@ -1,0 +1,107 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import NIOConcurrencyHelpers
+import NIOCore
+import Testing
+
+/// Hostile uses of the execution loop's points: bodies that can be sent once meeting a redirect
+/// or a challenge, a task suspended while it waits to retry, a cache keyed on the request.
+@Suite struct PipelineHostileTests {
+    /// A POST whose body is one stream, made once: the second call of `chunks` finds it used up.
+    private static func oneShotPost(to url: URL) -> Request {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)
+        continuation.yield(ByteBuffer(string: "the only copy"))
+        continuation.finish()
+        return Request(url: url, method: .POST, body: .stream(length: nil) { stream })
+    }
+
+    @Test func aStreamBodyIsNeverSentAgainEmptyByA307Or308() async throws {
+        try await withSessionManager { server, manager in
+            for status in [307, 308] {
+                let target = server.baseURL.appending("/redirect-to?url=/anything&status_code=\(status)")
+                let done = await completion(of: Self.oneShotPost(to: target), on: manager)
+                guard case .redirectFailed(.bodyNotReplayable(let url))? = done.error else {
+                    Issue.record("a \(status) must not resend a used-up stream, got \(String(describing: done.error)) with \(String(decoding: done.responseData, as: UTF8.self))")
+                    continue
+                }
+                #expect(url.path == "/anything")
+                #expect(done.error?.description.contains("can be sent only once") == true)
+            }
+            // A body in memory is sent again, whole.
+            var bytes = Request(url: server.baseURL.appending("/redirect-to?url=/anything&status_code=307"), method: .POST)
+            bytes.body = .bytes(Array("the only copy".utf8))
+            let done = await completion(of: bytes, on: manager, serializer: JSONResponseSerializer())
+            #expect((done.serializedObject as? [String: any Sendable])?["data"] as? String == "the only copy")
+        }
+    }
+
+    @Test func aStreamBodyIsNeverSentAgainEmptyToAnswerABasicChallenge() async throws {
+        try await withSessionManager { server, manager in
+            manager.credential = Credential(user: "u", password: "p")
+            var request = Self.oneShotPost(to: server.baseURL.appending("/basic-auth/u/p"))
+            request.method = .GET
+            let done = await completion(of: request, on: manager)
+            // The challenge is delivered as it came: answering it would send the body empty.
+            #expect(done.response?.statusCode == 401)
+            #expect(done.transactionMetrics.count == 1)
+        }
+    }
+
+    @Test func aTaskSuspendedWhileWaitingToRetrySendsNothingUntilResumed() async throws {
+        /// Suspends the task as soon as the retry is decided, before its wait starts.
+        final class Suspender: EventMonitor {
+            func task(_ task: SessionTask, didDecide decision: RetryDecision, for context: RetryContext) {
+                if context.retryCount == 0 { task.suspend() }
+            }
+        }
+        try await withSessionManager { server, manager in
+            manager.eventMonitors = [Suspender()]
+            manager.interceptor = ClosureRetrier { _ in .retryAfter(.milliseconds(20)) }
+            let finished = AsyncStream.makeStream(of: TaskCompletion.self)
+            let task = manager.dataTask(with: Request(url: server.baseURL.appending("/retry/suspended/fail/2"))) {
+                finished.continuation.yield($0)
+            }
+            task.resume()
+            // Watching for something that must not happen: ten times the retry delay, bounded.
+            for _ in 0..<20 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(server.attempts(forKey: "suspended") == 1)
+            task.resume()
+            var completions = finished.stream.makeAsyncIterator()
+            let done = await completions.next()
+            #expect(done?.error == nil)
+            #expect(server.attempts(forKey: "suspended") == 3)
+        }
+    }
+
+    @Test func theCacheIsOfferedTheResponseForTheRequestItWasAskedAbout() async throws {
+        /// Records the URLs it is asked about and given responses for; holds nothing.
+        final class KeyRecorder: ResponseCache {
+            let keys = Recorder<String>()
+            func lookup(_ request: Request) async -> CacheLookup {
+                self.keys.append("lookup \(request.url.absoluteString)")
+                return .miss
+            }
+            func store(_ response: CachedResponse, for request: Request) async {
+                self.keys.append("store \(request.url.absoluteString)")
+            }
+        }
+        try await withSessionManager { server, manager in
+            let cache = KeyRecorder()
+            manager.urlCache = cache
+            // A signing adapter: each attempt's URL differs, as a signature with a time in it would.
+            let signatures = NIOLockedValueBox(0)
+            manager.interceptor = ClosureAdapter { request, _ in
+                var request = request
+                let signature = signatures.withLockedValue { $0 += 1; return $0 }
+                request.url = request.url.appending("?signature=\(signature)")
+                return request
+            }
+            let url = server.baseURL.appending("/get")
+            #expect(await completion(of: Request(url: url), on: manager).error == nil)
+            #expect(cache.keys.all == ["lookup \(url.absoluteString)", "store \(url.absoluteString)"])
+        }
+    }
+}
