@@ -37,6 +37,32 @@ public final class TransportCancellation: Sendable {
         handler?()
     }
 
+    /// Runs `body` with `extra` run too by a ``cancel()`` meanwhile (before the current step's
+    /// handler, which stays); afterwards the handle holds that step's handler alone again. Runs
+    /// `extra` at once when the handle is already cancelled. For waits between a transport's
+    /// steps that are not the transport's own (an adapter, a retrier, a retry delay), so the
+    /// step before them (a response body not yet read) can still be cancelled too.
+    func alsoCancelling<Result>(
+        with extra: @escaping @Sendable () -> Void,
+        during body: () async throws -> Result
+    ) async rethrows -> Result {
+        let current: (@Sendable () -> Void)?? = self.state.withLock { state in
+            guard case .active(let handler) = state else { return nil }
+            state = .active(handler: { extra(); handler?() })
+            return .some(handler)
+        }
+        guard let current else {
+            extra()
+            return try await body()
+        }
+        defer {
+            self.state.withLock { state in
+                if case .active = state { state = .active(handler: current) }
+            }
+        }
+        return try await body()
+    }
+
     /// Makes `handler` what ``cancel()`` runs, replacing the handler of the transport's previous
     /// step (waiting for a connection, then the exchange on it); runs it at once when the handle
     /// is already cancelled. A transport calls this as it moves from step to step.

@@ -104,4 +104,66 @@ import Testing
             #expect(cache.keys.all == ["lookup \(url.absoluteString)", "store \(url.absoluteString)"])
         }
     }
+
+    /// A token whose refresh takes far longer than any test; it says when it starts.
+    private struct EndlessRefresh: Authenticator {
+        struct Token: AuthenticationCredential {
+            var requiresRefresh: Bool { true }
+        }
+        let started: AsyncStream<Void>.Continuation
+
+        func apply(_ credential: Token, to request: inout Request) {}
+        func refresh(_ credential: Token) async throws -> Token {
+            self.started.yield()
+            try await Task.sleep(for: .seconds(10))
+            return credential
+        }
+        func isRequest(_ request: Request, authenticatedWith credential: Token) -> Bool { true }
+    }
+
+    /// Awaits `request` through the async API (the task runs inline, in this Swift task), and
+    /// returns its error and how long it took.
+    private static func awaitFailure(of request: Request, on manager: HTTPSessionManager) async -> (LupineError?, Duration) {
+        let started = ContinuousClock.now
+        do {
+            _ = try await manager.response(for: request, serializer: HTTPResponseSerializer())
+            return (nil, .now - started)
+        } catch {
+            return (error as? LupineError, .now - started)
+        }
+    }
+
+    @Test func invalidatingTheSessionEndsAnAwaitedTaskWaitingForARefreshOrARetrier() async throws {
+        try await withSessionManager { server, manager in
+            let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+            manager.interceptor = AuthenticationInterceptor(
+                authenticator: EndlessRefresh(started: startedContinuation),
+                credential: EndlessRefresh.Token(),
+                refreshTimeout: .seconds(10)
+            )
+            async let failure = Self.awaitFailure(of: Request(url: server.baseURL.appending("/get")), on: manager)
+            var starts = started.makeAsyncIterator()
+            await starts.next()
+            manager.invalidateSession(cancelingTasks: true)
+            let (error, took) = await failure
+            #expect(error?.description == LupineError.cancelled.description)
+            // Far below the refresh's own timeout and end.
+            #expect(took < .seconds(5))
+        }
+        try await withSessionManager { server, manager in
+            let (asked, askedContinuation) = AsyncStream.makeStream(of: Void.self)
+            manager.interceptor = ClosureRetrier { _ in
+                askedContinuation.yield()
+                try await Task.sleep(for: .seconds(10))
+                return .retry
+            }
+            async let failure = Self.awaitFailure(of: Request(url: server.baseURL.appending("/status/503")), on: manager)
+            var asks = asked.makeAsyncIterator()
+            await asks.next()
+            manager.invalidateSession(cancelingTasks: true)
+            let (error, took) = await failure
+            #expect(error?.description == LupineError.cancelled.description)
+            #expect(took < .seconds(5))
+        }
+    }
 }

@@ -25,10 +25,13 @@ extension RequestExecutor {
         )
         let decision: RetryDecision
         do {
-            decision = try await retrier.retry(context)
+            decision = try await Self.cancellable(by: task) { try await retrier.retry(context) }
         } catch {
+            if task.isCancelling { throw .cancelled }
             throw .requestRetryFailed(underlying: error, original: failure)
         }
+        // A retrier cancelled with the task may answer anything (a refresh's cancellation as its error).
+        if task.isCancelling { throw .cancelled }
         self.features.tell { $0.task(task, didDecide: decision, for: context) }
         switch decision {
         case .retry:
@@ -61,24 +64,27 @@ extension RequestExecutor {
         outcome.head = nil
         outcome.retryCount += 1
         if delay > .zero {
-            try await Self.sleep(for: delay, unlessCancelled: task)
+            try await Self.cancellable(by: task) { try await Task.sleep(for: delay) }
         }
         // A task suspended during the wait sends nothing until it is resumed.
         await task.gate.pass()
         try task.checkCancellation()
     }
 
-    /// Sleeps for `delay`, waking early when the task is cancelled, whether by ``SessionTask/cancel()``
-    /// or by its Swift task being cancelled.
-    private static func sleep(for delay: Duration, unlessCancelled task: SessionTask) async throws {
-        let sleeper = Task { try await Task.sleep(for: delay) }
-        // The transport's previous step is over, so its handler may be replaced: the next
-        // request installs its own.
-        task.transportCancellation.whenCancelled { sleeper.cancel() }
-        try await withTaskCancellationHandler {
-            try await sleeper.value
-        } onCancel: {
-            sleeper.cancel()
+    /// Runs `operation` (a wait, or a caller's adapter or retrier) on a Swift task of its own
+    /// that a cancel of `task` cancels, whether by ``SessionTask/cancel()`` (which cannot reach
+    /// the Swift task a task runs inline in) or by its Swift task being cancelled.
+    static func cancellable<Value: Sendable>(
+        by task: SessionTask,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let child = Task { try await operation() }
+        return try await task.transportCancellation.alsoCancelling(with: { child.cancel() }) {
+            try await withTaskCancellationHandler {
+                try await child.value
+            } onCancel: {
+                child.cancel()
+            }
         }
     }
 }

@@ -146,10 +146,12 @@ struct RequestExecutor: Sendable {
         retryCount: Int
     ) async throws(LupineError) -> Request {
         do {
-            let adapted = try await interceptor.adapt(request, for: AdaptContext(task: task, retryCount: retryCount))
+            let context = AdaptContext(task: task, retryCount: retryCount)
+            let adapted = try await Self.cancellable(by: task) { try await interceptor.adapt(request, for: context) }
             self.features.tell { $0.task(task, didAdapt: request, to: adapted) }
             return adapted
         } catch {
+            if task.isCancelling { throw .cancelled }
             throw LupineError(translating: error, from: .adapter)
         }
     }
