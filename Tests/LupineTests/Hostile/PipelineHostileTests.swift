@@ -166,4 +166,53 @@ import Testing
             #expect(took < .seconds(5))
         }
     }
+
+    /// A cache, a cached-response handler and a redirect handler that each take far longer
+    /// than any test once they start, and say when they do.
+    private final class SlowExtensions: ResponseCache, CachedResponseHandler, RedirectHandler {
+        let started: AsyncStream<Void>.Continuation
+        let slowLookup: Bool
+
+        init(started: AsyncStream<Void>.Continuation, slowLookup: Bool) {
+            self.started = started
+            self.slowLookup = slowLookup
+        }
+
+        private func wait() async {
+            self.started.yield()
+            try? await Task.sleep(for: .seconds(10))
+        }
+        func lookup(_ request: Request) async -> CacheLookup {
+            if self.slowLookup { await self.wait() }
+            return .miss
+        }
+        func store(_ response: CachedResponse, for request: Request) async {}
+        func task(_ task: SessionTask, willCache response: CachedResponse) async -> CachedResponse? {
+            await self.wait()
+            return response
+        }
+        func task(_ task: SessionTask, willBeRedirectedTo request: Request, for response: ResponseHead) async -> Request? {
+            await self.wait()
+            return request
+        }
+    }
+
+    @Test func invalidatingTheSessionEndsAnAwaitedTaskWaitingForACacheOrARedirectHandler() async throws {
+        for (path, slowLookup) in [("/get", true), ("/get", false), ("/redirect/1", false)] {
+            try await withSessionManager { server, manager in
+                let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+                let extensions = SlowExtensions(started: startedContinuation, slowLookup: slowLookup)
+                manager.urlCache = extensions
+                manager.cachedResponseHandler = extensions
+                manager.redirectHandler = extensions
+                async let failure = Self.awaitFailure(of: Request(url: server.baseURL.appending(path)), on: manager)
+                var starts = started.makeAsyncIterator()
+                await starts.next()
+                manager.invalidateSession(cancelingTasks: true)
+                let (_, took) = await failure
+                #expect(took < .seconds(5), "\(path), slow lookup: \(slowLookup)")
+            }
+        }
+    }
 }
+

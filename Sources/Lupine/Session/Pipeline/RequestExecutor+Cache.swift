@@ -7,7 +7,10 @@ extension RequestExecutor {
     func cachedResponse(for request: Request, in cache: any ResponseCache, task: SessionTask) async throws(LupineError) -> CachedResponse? {
         guard request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
         let found: CachedResponse
-        switch (request.cachePolicy, await cache.lookup(request)) {
+        // A lookup a cancel ended is a miss; the loop then stops at its next check.
+        let lookup = (try? await Self.cancellable(by: task) { await cache.lookup(request) }) ?? .miss
+        if task.isCancelling { throw .cancelled }
+        switch (request.cachePolicy, lookup) {
         case (_, .fresh(let response)),
             (.returnCacheDataElseLoad, .stale(let response)),
             (.returnCacheDataDontLoad, .stale(let response)):
@@ -24,12 +27,15 @@ extension RequestExecutor {
     /// Offers a response read whole to the task's ``CachedResponseHandler`` and stores what it
     /// returns.
     func offer(_ response: CachedResponse, for request: Request, to cache: any ResponseCache, task: SessionTask) async {
-        var kept: CachedResponse? = response
-        if let handler = self.features.cachedResponseHandler {
-            kept = await handler.task(task, willCache: response)
-        }
-        if let kept {
-            await cache.store(kept, for: request)
+        // A cancel ends a handler or a store that waits (nothing is stored then).
+        _ = try? await Self.cancellable(by: task) {
+            var kept: CachedResponse? = response
+            if let handler = self.features.cachedResponseHandler {
+                kept = await handler.task(task, willCache: response)
+            }
+            if let kept, !Task.isCancelled {
+                await cache.store(kept, for: request)
+            }
         }
     }
 }

@@ -64,7 +64,8 @@ extension RequestExecutor {
         guard let next = try RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
         let followed: Request?
         if let handler = self.features.redirectHandler {
-            followed = await handler.task(task, willBeRedirectedTo: next, for: head)
+            // Only a cancel can end the wait early; the loop then stops at its next check.
+            followed = (try? await Self.cancellable(by: task) { await handler.task(task, willBeRedirectedTo: next, for: head) }) ?? nil
         } else {
             followed = next
         }
