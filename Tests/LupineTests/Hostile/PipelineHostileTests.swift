@@ -121,48 +121,52 @@ import Testing
         func isRequest(_ request: Request, authenticatedWith credential: Token) -> Bool { true }
     }
 
-    /// Awaits `request` through the async API (the task runs inline, in this Swift task), and
-    /// returns its error and how long it took.
-    private static func awaitFailure(of request: Request, on manager: HTTPSessionManager) async -> (LupineError?, Duration) {
-        let started = ContinuousClock.now
-        do {
-            _ = try await manager.response(for: request, serializer: HTTPResponseSerializer())
-            return (nil, .now - started)
-        } catch {
-            return (error as? LupineError, .now - started)
+    /// Awaits `path` through the async API (the task runs inline, in this Swift task) on a
+    /// fresh session that `configure` sets up with an extension that signals the continuation
+    /// once it starts waiting; invalidates the session then, and returns the task's error and
+    /// how long it took in all.
+    private static func invalidating(
+        _ path: String,
+        onceStarted configure: (HTTPSessionManager, AsyncStream<Void>.Continuation) -> Void
+    ) async throws -> (LupineError?, Duration) {
+        try await withSessionManager { server, manager in
+            let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+            configure(manager, startedContinuation)
+            let request = Request(url: server.baseURL.appending(path))
+            async let failure: (LupineError?, Duration) = {
+                let begun = ContinuousClock.now
+                do {
+                    _ = try await manager.response(for: request, serializer: HTTPResponseSerializer())
+                    return (nil, .now - begun)
+                } catch {
+                    return (error as? LupineError, .now - begun)
+                }
+            }()
+            var starts = started.makeAsyncIterator()
+            await starts.next()
+            manager.invalidateSession(cancelingTasks: true)
+            return await failure
         }
     }
 
     @Test func invalidatingTheSessionEndsAnAwaitedTaskWaitingForARefreshOrARetrier() async throws {
-        try await withSessionManager { server, manager in
-            let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let refreshing = try await Self.invalidating("/get") { manager, started in
             manager.interceptor = AuthenticationInterceptor(
-                authenticator: EndlessRefresh(started: startedContinuation),
+                authenticator: EndlessRefresh(started: started),
                 credential: EndlessRefresh.Token(),
                 refreshTimeout: .seconds(10)
             )
-            async let failure = Self.awaitFailure(of: Request(url: server.baseURL.appending("/get")), on: manager)
-            var starts = started.makeAsyncIterator()
-            await starts.next()
-            manager.invalidateSession(cancelingTasks: true)
-            let (error, took) = await failure
-            #expect(error?.description == LupineError.cancelled.description)
-            // Far below the refresh's own timeout and end.
-            #expect(took < .seconds(5))
         }
-        try await withSessionManager { server, manager in
-            let (asked, askedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let retrying = try await Self.invalidating("/status/503") { manager, started in
             manager.interceptor = ClosureRetrier { _ in
-                askedContinuation.yield()
+                started.yield()
                 try await Task.sleep(for: .seconds(10))
                 return .retry
             }
-            async let failure = Self.awaitFailure(of: Request(url: server.baseURL.appending("/status/503")), on: manager)
-            var asks = asked.makeAsyncIterator()
-            await asks.next()
-            manager.invalidateSession(cancelingTasks: true)
-            let (error, took) = await failure
+        }
+        for (error, took) in [refreshing, retrying] {
             #expect(error?.description == LupineError.cancelled.description)
+            // Far below the refresh's timeout and the retrier's wait.
             #expect(took < .seconds(5))
         }
     }
@@ -199,20 +203,13 @@ import Testing
 
     @Test func invalidatingTheSessionEndsAnAwaitedTaskWaitingForACacheOrARedirectHandler() async throws {
         for (path, slowLookup) in [("/get", true), ("/get", false), ("/redirect/1", false)] {
-            try await withSessionManager { server, manager in
-                let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
-                let extensions = SlowExtensions(started: startedContinuation, slowLookup: slowLookup)
+            let (_, took) = try await Self.invalidating(path) { manager, started in
+                let extensions = SlowExtensions(started: started, slowLookup: slowLookup)
                 manager.urlCache = extensions
                 manager.cachedResponseHandler = extensions
                 manager.redirectHandler = extensions
-                async let failure = Self.awaitFailure(of: Request(url: server.baseURL.appending(path)), on: manager)
-                var starts = started.makeAsyncIterator()
-                await starts.next()
-                manager.invalidateSession(cancelingTasks: true)
-                let (_, took) = await failure
-                #expect(took < .seconds(5), "\(path), slow lookup: \(slowLookup)")
             }
+            #expect(took < .seconds(5), "\(path), slow lookup: \(slowLookup)")
         }
     }
 }
-
