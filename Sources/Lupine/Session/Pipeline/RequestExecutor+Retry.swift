@@ -2,11 +2,13 @@ extension RequestExecutor {
     /// How long to wait before sending the failed attempt again, or `nil` to deliver the failure.
     ///
     /// The retriers are asked only when there are some, the failure is not a cancellation, and
-    /// the request's body can be sent again. A retrier that throws, or that decides
+    /// the body of `sent` (the attempt's first request, which a retry sends again) and of the hop
+    /// that failed can be sent again. A retrier that throws, or that decides
     /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with
     /// ``LupineError/requestRetryFailed(underlying:original:)``.
     func retryDelay(
         after failure: LupineError,
+        sending sent: Request,
         response: ResponseHead?,
         of task: SessionTask,
         outcome: ExecutionOutcome,
@@ -14,7 +16,7 @@ extension RequestExecutor {
     ) async throws(LupineError) -> Duration? {
         guard let retrier = self.features.interceptor else { return nil }
         if case .cancelled = failure { return nil }
-        guard outcome.request.body.isReplayable, !task.isCancelling else { return nil }
+        guard sent.body.isReplayable, outcome.request.body.isReplayable, !task.isCancelling else { return nil }
         let context = RetryContext(
             task: task,
             request: outcome.request,

@@ -108,14 +108,14 @@ struct RequestExecutor: Sendable {
                 (response, head) = try await self.exchange(task, startingWith: request, outcome: &outcome)
             } catch {
                 let failure = LupineError(translating: error, from: .transport)
-                guard let delay = try await self.retryDelay(after: failure, response: nil, of: task, outcome: outcome, started: started) else {
+                guard let delay = try await self.retryDelay(after: failure, sending: request, response: nil, of: task, outcome: outcome, started: started) else {
                     throw failure
                 }
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: nil)
                 continue
             }
             if head.statusCode >= 400,
-                let delay = try await self.retryDelay(after: Self.statusFailure(head), response: head, of: task, outcome: outcome, started: started)
+                let delay = try await self.retryDelay(after: Self.statusFailure(head), sending: request, response: head, of: task, outcome: outcome, started: started)
             {
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
                 continue
