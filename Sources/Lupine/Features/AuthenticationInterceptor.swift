@@ -45,7 +45,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
 
     /// An interceptor applying `credential` with `authenticator`.
     ///
-    /// A negative `refreshTimeout` counts as zero: every refresh then times out.
+    /// A negative `refreshTimeout` counts as zero (every refresh then times out), one above an
+    /// hour as an hour.
     public init(
         authenticator: A,
         credential: A.Credential? = nil,
@@ -54,7 +55,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     ) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
-        self.refreshTimeout = max(.zero, refreshTimeout)
+        self.refreshTimeout = min(max(.zero, refreshTimeout), .seconds(3600))
         self.state = Mutex(State(credential: credential))
     }
 

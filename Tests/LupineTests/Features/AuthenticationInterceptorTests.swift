@@ -29,13 +29,18 @@ struct AuthenticationInterceptorTests {
         }
     }
 
-    @Test func aHundredRefusedRequestsCauseOneRefreshAndAllSucceed() async throws {
-        let gate = Gate()
+    /// An interceptor holding `stale` whose refresh gives `fresh` once `gate` opens.
+    static func refreshingToFresh(after gate: Gate) -> (BearerAuthenticator, Bearer) {
         let authenticator = BearerAuthenticator { _ in
             await gate.wait()
             return BearerToken(token: "fresh")
         }
-        let interceptor = Bearer(authenticator: authenticator, credential: BearerToken(token: "stale"))
+        return (authenticator, Bearer(authenticator: authenticator, credential: BearerToken(token: "stale")))
+    }
+
+    @Test func aHundredRefusedRequestsCauseOneRefreshAndAllSucceed() async throws {
+        let gate = Gate()
+        let (authenticator, interceptor) = Self.refreshingToFresh(after: gate)
         try await withSessionManager { server, manager in
             manager.interceptor = interceptor
             async let completions = Self.concurrently(100, manager, server.request("/bearer/fresh"))
@@ -146,11 +151,7 @@ struct AuthenticationInterceptorTests {
 
     @Test func cancellingARequestThatWaitsForARefreshEndsItAtOnce() async throws {
         let gate = Gate()
-        let authenticator = BearerAuthenticator { _ in
-            await gate.wait()
-            return BearerToken(token: "fresh")
-        }
-        let interceptor = Bearer(authenticator: authenticator, credential: BearerToken(token: "stale"))
+        let (_, interceptor) = Self.refreshingToFresh(after: gate)
         try await withSessionManager { server, manager in
             manager.interceptor = interceptor
             async let first = manager.complete(server.request("/bearer/fresh"))
