@@ -53,6 +53,7 @@ struct HTTPExchange {
             let manager = HTTPSessionManager(baseURL: request.url)
             try manager.setSecurityPolicy(self.options.securityPolicy())
             manager.maximumRedirects = self.options.maxRedirects
+            manager.interceptor = self.options.retryPolicy
             return (request, manager)
         } catch let error as LupineError {
             throw Self.fail(error.description, code: 1)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Lupine
 
 /// The URL, request items and options every HTTP verb takes.
 struct RequestOptions: ParsableArguments {
@@ -28,6 +29,18 @@ struct RequestOptions: ParsableArguments {
 
     @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects.")
     var maxRedirects = 10
+
+    @Option(help: ArgumentHelp(
+        "Send a GET, HEAD, PUT, DELETE, OPTIONS or TRACE again up to this many times after a refused, lost or timed-out connection or a 408, 429, 500, 502, 503 or 504, waiting as Retry-After says or backing off (0.5 s, 1 s, ...).",
+        valueName: "count"
+    ))
+    var retry = 0
+
+    @Option(
+        name: .customLong("retry-max-time"),
+        help: ArgumentHelp("Start no retry later than this many seconds after the first attempt (default 120).", valueName: "seconds")
+    )
+    var retryMaxTime: Double?
 
     @Flag(name: [.short, .long], help: "Print the request and response heads to stderr as well (stdout keeps the body alone).")
     var verbose = false
@@ -87,6 +100,12 @@ struct RequestOptions: ParsableArguments {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             throw ValidationError("--timeout must be a positive, finite number of seconds.")
         }
+        if !(0...1000).contains(retry) {
+            throw ValidationError("--retry takes a count from 0 to 1000.")
+        }
+        if let retryMaxTime, !(retryMaxTime > 0 && retryMaxTime <= 86400) {
+            throw ValidationError("--retry-max-time takes a number of seconds above 0, at most 86400.")
+        }
         if maxRedirects < 0 {
             throw ValidationError("--max-redirects cannot be negative.")
         }
@@ -99,6 +118,13 @@ struct RequestOptions: ParsableArguments {
         for item in items where RequestItem(item) == nil {
             throw ValidationError("\"\(item)\" is not a request item (key==value, key=value, key:=json or Header:value).")
         }
+    }
+
+    /// The retry policy `--retry` and `--retry-max-time` ask for; `nil` without `--retry`.
+    var retryPolicy: RetryPolicy? {
+        guard retry > 0 else { return nil }
+        guard let retryMaxTime else { return RetryPolicy(retryLimit: retry) }
+        return RetryPolicy(retryLimit: retry, maximumTotalTime: .milliseconds(Int64(retryMaxTime * 1000)))
     }
 
     /// The parsed request items, in order.

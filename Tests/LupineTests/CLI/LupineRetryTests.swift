@@ -1,0 +1,61 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// `lupine --retry N` and `--retry-max-time S`, run as separate processes against the test
+/// server's endpoints that fail a given number of times.
+@Suite struct LupineRetryTests {
+    /// How many requests the server saw for `key`.
+    static func attempts(_ key: String, on server: LupineTestServer) async throws -> Int? {
+        let outcome = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/retry/\(key)/attempts"])
+        return LupineCommandLineTests.json(outcome.stdout)?["attempts"] as? Int
+    }
+
+    @Test func retryRepeatsAFailingGETUntilItSucceeds() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let url = server.baseURL.absoluteString + "/retry/cli-ok/fail/2?status=502"
+        let outcome = try await LupineCommandLineTests.lupine(["get", url, "--retry", "2", "--check-status"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(LupineCommandLineTests.json(outcome.stdout)?["attempt"] as? Int == 3)
+        #expect(try await Self.attempts("cli-ok", on: server) == 3)
+    }
+
+    @Test func withoutRetryOrPastItsCountTheFailureIsDelivered() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let none = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/retry/cli-none/fail/1", "--check-status"])
+        #expect(none.status == 5)
+        #expect(try await Self.attempts("cli-none", on: server) == 1)
+        let short = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/retry/cli-short/fail/3?status=500", "--retry", "1", "--check-status"])
+        #expect(short.status == 5)
+        #expect(try await Self.attempts("cli-short", on: server) == 2)
+        // A POST is not repeated: it may not be safe to send twice.
+        let post = try await LupineCommandLineTests.lupine(["post", server.baseURL.absoluteString + "/retry/cli-post/fail/1", "a=1", "--retry", "3", "--check-status"])
+        #expect(post.status == 5)
+        #expect(try await Self.attempts("cli-post", on: server) == 1)
+    }
+
+    @Test func retryAfterIsHonouredAndTheTimeBudgetStopsWaitsBeyondIt() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let now = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/retry/cli-429/retry-after/1?status=429&after=0", "--retry", "1", "--check-status"])
+        #expect(now.status == 0, "\(now.stderr)")
+        #expect(try await Self.attempts("cli-429", on: server) == 2)
+        // The server asks for 1 s; the budget is 0.3 s: no retry, the 503 is delivered.
+        let beyond = try await LupineCommandLineTests.lupine([
+            "get", server.baseURL.absoluteString + "/retry/cli-budget/retry-after/1?status=503&after=1", "--retry", "3", "--retry-max-time", "0.3", "--check-status",
+        ])
+        #expect(beyond.status == 5)
+        #expect(try await Self.attempts("cli-budget", on: server) == 1)
+    }
+
+    @Test func badRetryOptionsAreRefused() async throws {
+        for arguments in [["--retry", "-1"], ["--retry", "lots"], ["--retry", "2", "--retry-max-time", "0"], ["--retry-max-time", "nan"]] {
+            let outcome = try await LupineCommandLineTests.lupine(["get", "http://127.0.0.1:9/get"] + arguments)
+            #expect(outcome.status == 64, "\(arguments)")
+            #expect(outcome.stderr.contains("retry"), "\(arguments): \(outcome.stderr)")
+        }
+    }
+}
