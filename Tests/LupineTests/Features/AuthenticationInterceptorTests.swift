@@ -29,13 +29,15 @@ struct AuthenticationInterceptorTests {
         }
     }
 
-    /// An interceptor holding `stale` whose refresh gives `fresh` once `gate` opens.
-    static func refreshingToFresh(after gate: Gate) -> (BearerAuthenticator, Bearer) {
+    /// An interceptor holding `stale` whose refresh gives `fresh` once `gate` opens, or times out
+    /// after `timeout`.
+    static func refreshingToFresh(after gate: Gate, timeout: Duration = .seconds(30)) -> (BearerAuthenticator, Bearer) {
         let authenticator = BearerAuthenticator { _ in
             await gate.wait()
             return BearerToken(token: "fresh")
         }
-        return (authenticator, Bearer(authenticator: authenticator, credential: BearerToken(token: "stale")))
+        let interceptor = Bearer(authenticator: authenticator, credential: BearerToken(token: "stale"), refreshTimeout: timeout)
+        return (authenticator, interceptor)
     }
 
     @Test func aHundredRefusedRequestsCauseOneRefreshAndAllSucceed() async throws {
@@ -151,7 +153,8 @@ struct AuthenticationInterceptorTests {
 
     @Test func cancellingARequestThatWaitsForARefreshEndsItAtOnce() async throws {
         let gate = Gate()
-        let (_, interceptor) = Self.refreshingToFresh(after: gate)
+        // The timeout only bounds the test should the cancellation not end the wait.
+        let (_, interceptor) = Self.refreshingToFresh(after: gate, timeout: .seconds(5))
         try await withSessionManager { server, manager in
             manager.interceptor = interceptor
             async let first = manager.complete(server.request("/bearer/fresh"))

@@ -111,6 +111,24 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
+    @Test func retriesAReadThatTimedOut() async throws {
+        let server = try await LupineTestServer.start()
+        var configuration = TransportConfiguration()
+        configuration.readTimeout = .milliseconds(100)
+        let manager = SessionManager(configuration: configuration)
+        manager.interceptor = Self.quick
+        let completion = await manager.complete(Request(url: server.faultsBaseURL.appending("/stall-before-headers")))
+        let accepted = server.connections.accepted
+        manager.invalidateSession(cancelingTasks: true)
+        await server.stop()
+        #expect(completion.retryCount == 2)
+        #expect(accepted == 3)
+        guard case .transport(.readTimeout) = completion.error else {
+            Issue.record("expected a read timeout, got \(String(describing: completion.error))")
+            return
+        }
+    }
+
     @Test func neverRetriesAPostOrAStreamBody() async throws {
         try await withSessionManager { server, manager in
             manager.interceptor = Self.quick
