@@ -99,7 +99,8 @@ struct AuthenticationInterceptorTests {
             let clock = ContinuousClock()
             let started = clock.now
             let completion = await manager.complete(server.request("/bearer/fresh"))
-            #expect(clock.now - started < .seconds(2))
+            // Far less than the refresh's hour: the timeout ended it (a slow machine adds seconds).
+            #expect(clock.now - started < .seconds(60))
             guard case .refreshTimedOut(let timeout)? = Self.reason(completion.error) else {
                 Issue.record("expected a refresh timeout, got \(String(describing: completion.error))")
                 return
@@ -154,7 +155,7 @@ struct AuthenticationInterceptorTests {
     @Test func cancellingARequestThatWaitsForARefreshEndsItAtOnce() async throws {
         let gate = Gate()
         // The timeout only bounds the test should the cancellation not end the wait.
-        let (_, interceptor) = Self.refreshingToFresh(after: gate, timeout: .seconds(5))
+        let (_, interceptor) = Self.refreshingToFresh(after: gate, timeout: .seconds(60))
         try await withSessionManager { server, manager in
             manager.interceptor = interceptor
             async let first = manager.complete(server.request("/bearer/fresh"))
@@ -166,7 +167,7 @@ struct AuthenticationInterceptorTests {
                 cancelledAt = clock.now
                 task.cancel()
             }
-            #expect(clock.now - cancelledAt < .seconds(1))
+            #expect(clock.now - cancelledAt < .seconds(30))
             guard case .cancelled? = second.error else {
                 Issue.record("expected a cancellation, got \(String(describing: second.error))")
                 return

@@ -8,6 +8,14 @@ struct RetryPolicyLoopbackTests {
     /// The defaults with 10 ms steps and no jitter, so storms end quickly and predictably.
     static let quick = RetryPolicy(exponentialBackoffBase: 1, exponentialBackoffScale: .milliseconds(10), jitter: false)
 
+    /// `manager` with a monitor recording its retry decisions. Waits are checked by the decision,
+    /// not by the clock, so a loaded machine does not fail the tests.
+    static func recordingDecisions(of manager: SessionManager) -> Recorder<DecisionOutcome> {
+        let decisions = Recorder<DecisionOutcome>()
+        manager.eventMonitors = [DecisionMonitor(decisions: decisions)]
+        return decisions
+    }
+
     @Test func failsNTimesThenSucceeds() async throws {
         try await withSessionManager { server, manager in
             manager.interceptor = Self.quick
@@ -23,6 +31,7 @@ struct RetryPolicyLoopbackTests {
     @Test func honoursRetryAfterSecondsOn429And503() async throws {
         try await withSessionManager { server, manager in
             manager.interceptor = Self.quick
+            let decisions = Self.recordingDecisions(of: manager)
             let now = await manager.complete(server.request("/retry/now/retry-after/1?status=429&after=0"))
             #expect(now.statusCode == 200)
             #expect(server.attempts(forKey: "now") == 2)
@@ -31,34 +40,37 @@ struct RetryPolicyLoopbackTests {
             let later = await manager.complete(server.request("/retry/later/retry-after/1?status=503&after=1"))
             let waited = clock.now - started
             #expect(later.statusCode == 200)
-            #expect(waited >= .milliseconds(950) && waited < .seconds(2))
+            #expect(waited >= .milliseconds(950))
+            #expect(decisions.all == [.retry, .retryAfter(.seconds(1))])
         }
     }
 
     @Test func honoursRetryAfterDatesIncludingPastOnes() async throws {
         try await withSessionManager { server, manager in
             manager.interceptor = Self.quick
-            let clock = ContinuousClock()
-            let started = clock.now
+            let decisions = Self.recordingDecisions(of: manager)
             let past = await manager.complete(server.request("/retry/past/retry-after/1?status=429&date=-30"))
             #expect(past.statusCode == 200)
-            #expect(clock.now - started < .milliseconds(500))
-            // One second ahead, in whole seconds: a wait of up to a second.
+            #expect(decisions.all == [.retry])
+            // One second ahead, in whole seconds: a wait of at most a second.
             let soon = await manager.complete(server.request("/retry/soon/retry-after/1?status=429&date=1"))
             #expect(soon.statusCode == 200)
             #expect(server.attempts(forKey: "soon") == 2)
-            #expect(clock.now - started < .seconds(2))
+            switch decisions.all.last {
+            case .retry?: break
+            case .retryAfter(let delay)?: #expect(delay <= .seconds(1))
+            default: Issue.record("expected a retry, got \(decisions.all)")
+            }
         }
     }
 
     @Test func capsAServersLongWaitAtTheMaximumDelay() async throws {
         try await withSessionManager { server, manager in
             manager.interceptor = RetryPolicy(maximumDelay: .milliseconds(50), jitter: false)
-            let clock = ContinuousClock()
-            let started = clock.now
+            let decisions = Self.recordingDecisions(of: manager)
             let completion = await manager.complete(server.request("/retry/cap/retry-after/1?status=429&after=99999"))
             #expect(completion.statusCode == 200)
-            #expect(clock.now - started < .seconds(1))
+            #expect(decisions.all == [.retryAfter(.milliseconds(50))])
         }
     }
 
@@ -89,12 +101,10 @@ struct RetryPolicyLoopbackTests {
                 maximumTotalTime: .milliseconds(350),
                 jitter: false
             )
-            let clock = ContinuousClock()
-            let started = clock.now
             let budgeted = await manager.complete(server.request("/retry/budget/fail/1000"))
             #expect(budgeted.statusCode == 503)
-            #expect(clock.now - started < .seconds(1))
-            #expect((2...4).contains(server.attempts(forKey: "budget")))
+            // 350 ms hold at most 3 waits of 100 ms (fewer when the machine is slow).
+            #expect((1...4).contains(server.attempts(forKey: "budget")))
         }
     }
 
@@ -160,22 +170,22 @@ struct RetryPolicyLoopbackTests {
 
     @Test func cancellingDuringTheDelayEndsAtOnceWithNoFurtherAttempt() async throws {
         try await withSessionManager { server, manager in
-            manager.interceptor = RetryPolicy(jitter: false)
-            let decisions = Recorder<DecisionOutcome>()
-            manager.eventMonitors = [DecisionMonitor(decisions: decisions)]
+            // The server asks for an hour's wait; the test passes only if the cancel ends it.
+            manager.interceptor = RetryPolicy(maximumDelay: .seconds(3600), maximumTotalTime: .seconds(7200), jitter: false)
+            let decisions = Self.recordingDecisions(of: manager)
             let clock = ContinuousClock()
             var cancelledAt = clock.now
-            let completion = try await manager.complete(server.request("/retry/cancel/retry-after/1?after=30")) { task in
+            let completion = try await manager.complete(server.request("/retry/cancel/retry-after/1?after=3600")) { task in
                 try await waitUntil("the retry was decided") { !decisions.all.isEmpty }
                 cancelledAt = clock.now
                 task.cancel()
             }
-            #expect(clock.now - cancelledAt < .seconds(1))
+            #expect(clock.now - cancelledAt < .seconds(30))
             guard case .cancelled = completion.error else {
                 Issue.record("expected a cancellation, got \(String(describing: completion.error))")
                 return
             }
-            #expect(decisions.all == [.retryAfter(.seconds(30))])
+            #expect(decisions.all == [.retryAfter(.seconds(3600))])
             #expect(server.attempts(forKey: "cancel") == 1)
         }
     }
