@@ -8,12 +8,19 @@ struct RetryPolicyLoopbackTests {
     /// The defaults with 10 ms steps and no jitter, so storms end quickly and predictably.
     static let quick = RetryPolicy(exponentialBackoffBase: 1, exponentialBackoffScale: .milliseconds(10), jitter: false)
 
-    /// `manager` with a monitor recording its retry decisions. Waits are checked by the decision,
-    /// not by the clock, so a loaded machine does not fail the tests.
-    static func recordingDecisions(of manager: SessionManager) -> Recorder<DecisionOutcome> {
-        let decisions = Recorder<DecisionOutcome>()
-        manager.eventMonitors = [DecisionMonitor(decisions: decisions)]
-        return decisions
+    /// Runs `body` with a server and a session retrying with `policy`, whose retry decisions are
+    /// recorded. Waits are checked by the decision, not by the clock, so a loaded machine does not
+    /// fail the tests.
+    static func withRecordedDecisions(
+        _ policy: RetryPolicy = quick,
+        _ body: (LupineTestServer, SessionManager, Recorder<DecisionOutcome>) async throws -> Void
+    ) async throws {
+        try await withSessionManager { server, manager in
+            manager.interceptor = policy
+            let decisions = Recorder<DecisionOutcome>()
+            manager.eventMonitors = [DecisionMonitor(decisions: decisions)]
+            try await body(server, manager, decisions)
+        }
     }
 
     @Test func failsNTimesThenSucceeds() async throws {
@@ -29,9 +36,7 @@ struct RetryPolicyLoopbackTests {
     }
 
     @Test func honoursRetryAfterSecondsOn429And503() async throws {
-        try await withSessionManager { server, manager in
-            manager.interceptor = Self.quick
-            let decisions = Self.recordingDecisions(of: manager)
+        try await Self.withRecordedDecisions { server, manager, decisions in
             let now = await manager.complete(server.request("/retry/now/retry-after/1?status=429&after=0"))
             #expect(now.statusCode == 200)
             #expect(server.attempts(forKey: "now") == 2)
@@ -46,9 +51,7 @@ struct RetryPolicyLoopbackTests {
     }
 
     @Test func honoursRetryAfterDatesIncludingPastOnes() async throws {
-        try await withSessionManager { server, manager in
-            manager.interceptor = Self.quick
-            let decisions = Self.recordingDecisions(of: manager)
+        try await Self.withRecordedDecisions { server, manager, decisions in
             let past = await manager.complete(server.request("/retry/past/retry-after/1?status=429&date=-30"))
             #expect(past.statusCode == 200)
             #expect(decisions.all == [.retry])
@@ -65,9 +68,7 @@ struct RetryPolicyLoopbackTests {
     }
 
     @Test func capsAServersLongWaitAtTheMaximumDelay() async throws {
-        try await withSessionManager { server, manager in
-            manager.interceptor = RetryPolicy(maximumDelay: .milliseconds(50), jitter: false)
-            let decisions = Self.recordingDecisions(of: manager)
+        try await Self.withRecordedDecisions(RetryPolicy(maximumDelay: .milliseconds(50), jitter: false)) { server, manager, decisions in
             let completion = await manager.complete(server.request("/retry/cap/retry-after/1?status=429&after=99999"))
             #expect(completion.statusCode == 200)
             #expect(decisions.all == [.retryAfter(.milliseconds(50))])
@@ -169,10 +170,9 @@ struct RetryPolicyLoopbackTests {
     }
 
     @Test func cancellingDuringTheDelayEndsAtOnceWithNoFurtherAttempt() async throws {
-        try await withSessionManager { server, manager in
-            // The server asks for an hour's wait; the test passes only if the cancel ends it.
-            manager.interceptor = RetryPolicy(maximumDelay: .seconds(3600), maximumTotalTime: .seconds(7200), jitter: false)
-            let decisions = Self.recordingDecisions(of: manager)
+        // The server asks for an hour's wait; the test passes only if the cancel ends it.
+        let patient = RetryPolicy(maximumDelay: .seconds(3600), maximumTotalTime: .seconds(7200), jitter: false)
+        try await Self.withRecordedDecisions(patient) { server, manager, decisions in
             let clock = ContinuousClock()
             var cancelledAt = clock.now
             let completion = try await manager.complete(server.request("/retry/cancel/retry-after/1?after=3600")) { task in
