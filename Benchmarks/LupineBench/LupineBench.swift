@@ -103,7 +103,7 @@ struct LupineBench {
         for _ in 0..<rounds {
             transportRounds.append(
                 try await LoadRunner.run(client: "recorded transport", concurrency: 1, requests: requests / rounds, warmUp: 200) {
-                    let response = try await recorded.execute(TransportRequest(url: target, headers: headers))
+                    let response = try await recorded.execute(TransportRequest(url: target, headers: headers, cancellation: TransportCancellation()))
                     for try await _ in response.body {}
                 }
             )
@@ -138,7 +138,7 @@ struct LupineBench {
             requests: requests,
             warmUp: 200
         ) {
-            let response = try await transport.execute(TransportRequest(url: target, headers: headers))
+            let response = try await transport.execute(TransportRequest(url: target, headers: headers, cancellation: TransportCancellation()))
             for try await _ in response.body {}
         }
         await transport.shutdown()

@@ -14,16 +14,14 @@ struct RecordedTransport: Transport {
     static func record(_ url: URL, headers: HTTPHeaders) async throws -> RecordedTransport {
         let transport = NIOTransport()
         defer { Task { await transport.shutdown() } }
-        let response = try await transport.execute(TransportRequest(url: url, headers: headers))
+        let response = try await transport.execute(TransportRequest(url: url, headers: headers, cancellation: TransportCancellation()))
         let body = try await response.body.collect(upTo: 1 << 20)
         return RecordedTransport(status: response.status, headers: response.headers, body: body)
     }
 
-    /// It never waits, so a cancelled request is refused at once: the handle is honoured.
-    var honorsCancellationHandle: Bool { true }
-
+    /// It never waits, so the handle is honoured by refusing a cancelled request at once.
     func execute(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.cancellation?.isCancelled == true {
+        if request.cancellation.isCancelled {
             throw TransportError.cancelled
         }
         return TransportResponse(status: self.status, headers: self.headers, url: request.url, body: ResponseBody([self.body]))

@@ -3,20 +3,15 @@ extension SessionManager {
     /// returns its completion, its serialized value and the task. Cancelling the calling Swift
     /// task cancels the task.
     ///
-    /// The task runs in the calling Swift task when the transport honours the task's
-    /// cancellation handle (``Transport/honorsCancellationHandle``), and on a Swift task of its
-    /// own otherwise, where `task.cancel()` reaches it as Swift task cancellation.
+    /// The task runs in the calling Swift task (no thread hand-off); `task.cancel()` reaches the
+    /// transport through the task's cancellation handle, which every ``Transport`` honours.
     func runToCompletion<Kind: SessionTask, Value: Sendable>(
         _ make: (@escaping @Sendable (Kind, TaskCompletion, Value?) -> Void) -> Kind
     ) async -> (TaskCompletion, Value?, Kind) {
         let awaited = AwaitedCompletion<Value>()
         let task = make { _, completion, value in awaited.deliver(completion, value) }
         let (completion, value) = await withTaskCancellationHandler {
-            if self.transport.honorsCancellationHandle {
-                await task.resumeInline()
-            } else {
-                task.resume()
-            }
+            await task.resumeInline()
             return await awaited.value()
         } onCancel: {
             task.cancel()

@@ -22,7 +22,7 @@ extension SessionManager {
             serializedObject: value.map { $0 as any Sendable },
             error: error,
             metrics: outcome.metrics,
-            transactionMetrics: outcome.metrics.map { outcome.earlierMetrics + [$0] } ?? outcome.earlierMetrics,
+            earlierMetrics: outcome.earlierMetrics,
             retryCount: outcome.retryCount,
             redirectChain: outcome.redirectChain,
             fileURL: outcome.fileURL

@@ -37,17 +37,13 @@ public final class NIOTransport: Transport {
         self.isShared = isShared
     }
 
-    /// `true`: the handle cancels a request while it waits for a connection, for its head, or
-    /// while its body streams.
-    public var honorsCancellationHandle: Bool { true }
-
     public func shutdown() async {
         guard !self.isShared else { return }
         await self.pool.shutdown()
     }
 
     public func execute(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.cancellation?.isCancelled == true {
+        if request.cancellation.isCancelled {
             throw TransportError.cancelled
         }
         // NIO traps on a non-ASCII name and refuses CR, LF and NUL as if the server were at fault.
@@ -101,7 +97,7 @@ public final class NIOTransport: Transport {
         let metrics: MetricsRecorder
         let bodyProgress: (@Sendable (Int) -> Void)?
         let deadline: (at: NIODeadline, timeout: TimeAmount)?
-        let cancellation: TransportCancellation?
+        let cancellation: TransportCancellation
     }
 
     /// Sends the request; when a reused connection turns out to have been closed by the server
@@ -146,35 +142,35 @@ public final class NIOTransport: Transport {
     private static func send(
         _ request: PreparedRequest,
         on connection: HTTPConnection,
-        cancellation: TransportCancellation?,
+        cancellation: TransportCancellation,
         produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
     ) async throws -> TransportResponse {
-        let head = connection.execute(request)
+        let (id, head) = connection.execute(request)
         // After `execute`, so the cancel reaches the event loop after the request it cancels.
-        cancellation?.whenCancelled { connection.cancel(request) }
+        cancellation.whenCancelled { connection.cancel(id) }
         return try await withTaskCancellationHandler {
             guard let produce else {
                 return try await head.get()
             }
-            async let uploaded: Void = Self.upload(request, on: connection, produce: produce)
+            async let uploaded: Void = Self.upload(id, on: connection, produce: produce)
             let response = try await head.get()
             await uploaded
             return response
         } onCancel: {
-            connection.cancel(request)
+            connection.cancel(id)
         }
     }
 
     private static func upload(
-        _ request: PreparedRequest,
+        _ id: HTTPClientRequestHandler.RequestID,
         on connection: HTTPConnection,
         produce: @Sendable (RequestBodyWriter) async throws -> Void
     ) async {
         do {
-            try await produce(connection.bodyWriter)
-            try await connection.finishBody()
+            try await produce(connection.bodyWriter(of: id))
+            try await connection.finishBody(of: id)
         } catch {
-            connection.failBody(error, of: request)
+            connection.failBody(error, of: id)
         }
     }
 

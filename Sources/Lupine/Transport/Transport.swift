@@ -7,22 +7,18 @@ public protocol Transport: Sendable {
     /// Sends `request` and returns as soon as the response head has arrived.
     ///
     /// The body follows as ``TransportResponse/body``, an `AsyncSequence` with backpressure: reading
-    /// it slowly slows the socket. Cancelling the calling task cancels the request; so does the
-    /// request's ``TransportRequest/cancellation`` handle when ``honorsCancellationHandle``.
+    /// it slowly slows the socket.
+    ///
+    /// Cancellation comes by two routes, and a transport must stop on both with
+    /// ``TransportError/cancelled``: the calling Swift task being cancelled, and the request's
+    /// ``TransportRequest/cancellation`` handle being cancelled, whichever step the request is in
+    /// (refused at once when the handle is already cancelled, waiting for a connection, waiting
+    /// for the head, or while the body streams). A session runs its tasks in its callers' Swift
+    /// tasks and cancels them through the handle only: a transport that ignores the handle leaves
+    /// ``SessionTask/cancel()`` without effect. A transport that wraps another passes the handle
+    /// on, in the requests it forwards or builds.
     func execute(_ request: TransportRequest) async throws -> TransportResponse
-
-    /// Whether ``execute(_:)`` and the response body stop with ``TransportError/cancelled`` when
-    /// the request's ``TransportRequest/cancellation`` handle is cancelled, not only when the
-    /// calling Swift task is. A session runs the tasks of its async verbs in the caller's Swift
-    /// task (no thread hand-off) only on a transport that does; on any other, each task gets a
-    /// Swift task of its own, so that ``SessionTask/cancel()`` can cancel it. `false` unless a
-    /// transport says otherwise.
-    var honorsCancellationHandle: Bool { get }
 
     /// Closes every connection and fails queued and later requests with ``TransportError/shutdown``.
     func shutdown() async
-}
-
-extension Transport {
-    public var honorsCancellationHandle: Bool { false }
 }

@@ -21,11 +21,13 @@ public struct TransportRequest: Sendable {
     /// The trust hook for an `https` request; `nil` uses the transport's
     /// ``TransportConfiguration/serverTrustEvaluator``. Connections are pooled per evaluator object.
     public var serverTrustEvaluator: ServerTrustEvaluator?
-    /// A handle that cancels the request without cancelling the Swift task running it; `nil`
-    /// when only Swift task cancellation should.
-    public var cancellation: TransportCancellation?
+    /// The handle that cancels the request without cancelling the Swift task running it. Every
+    /// request has one, and every ``Transport`` stops on it: a transport that wraps another (a
+    /// cache, a retry layer, a recorder) and builds requests of its own must pass it on.
+    public var cancellation: TransportCancellation
 
-    /// Creates a request.
+    /// Creates a request that `cancellation` cancels (hand a fresh ``TransportCancellation()``
+    /// when only Swift task cancellation should).
     public init(
         method: HTTPMethod = .GET,
         url: URL,
@@ -34,7 +36,7 @@ public struct TransportRequest: Sendable {
         timeout: TimeAmount? = nil,
         bodyProgress: (@Sendable (_ totalBytesWritten: Int) -> Void)? = nil,
         serverTrustEvaluator: ServerTrustEvaluator? = nil,
-        cancellation: TransportCancellation? = nil
+        cancellation: TransportCancellation
     ) {
         self.method = method
         self.url = url

@@ -86,7 +86,7 @@ import Testing
     @Test func transportRefusesInvalidHeadersBeforeConnecting() async throws {
         try await withServerAndTransport { server, transport in
             for field in Self.invalidFields {
-                let request = TransportRequest(url: server.baseURL.appending("/headers"), headers: HTTPHeaders([(field.name, field.value)]))
+                let request = TransportRequest(url: server.baseURL.appending("/headers"), headers: HTTPHeaders([(field.name, field.value)]), cancellation: TransportCancellation())
                 let error = await #expect(throws: TransportError.self) { try await transport.execute(request) }
                 guard case .invalidHeader(let name, _) = error else {
                     Issue.record("expected TransportError.invalidHeader for \(field.name.debugDescription), got \(String(describing: error))")

@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import NIOConcurrencyHelpers
 import Testing
 
 /// A ``Transport`` written outside Lupine (here one that answers from memory, as a cache or a
@@ -34,23 +35,49 @@ import Testing
         manager.invalidateSession(cancelingTasks: false)
     }
 
-    /// A transport that knows nothing of cancellation handles: it waits on a Swift sleep.
-    struct StalledTransport: Transport {
+    /// Records the Swift task its request runs in.
+    struct TaskRecordingTransport: Transport {
+        let ranIn = NIOLockedValueBox<Int?>(nil)
+
         func execute(_ request: TransportRequest) async throws -> TransportResponse {
-            try await Task.sleep(for: .seconds(60))
-            return TransportResponse(status: .ok, headers: [:], url: request.url, body: ResponseBody([]))
+            let task = withUnsafeCurrentTask { $0?.hashValue }
+            self.ranIn.withLockedValue { $0 = task }
+            return TransportResponse(status: .noContent, headers: [:], url: request.url, body: ResponseBody([]))
         }
 
         func shutdown() async {}
     }
 
-    @Test func cancellingATaskReachesATransportThatIgnoresTheHandle() async throws {
+    @Test func anyTransportRunsTheTaskInTheCallersSwiftTask() async throws {
+        let transport = TaskRecordingTransport()
+        let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.test/"), transport: transport)
+        manager.responseSerializer = HTTPResponseSerializer()
+        let caller = withUnsafeCurrentTask { $0?.hashValue }
+        _ = try await manager.get("inline")
+        #expect(caller != nil)
+        #expect(transport.ranIn.withLockedValue { $0 } == caller, "no runner task, whatever the transport")
+        manager.invalidateSession(cancelingTasks: false)
+    }
+
+    /// A transport that answers only when cancelled, through the request's handle: the one route
+    /// by which a session's `task.cancel()` reaches any transport.
+    struct StalledTransport: Transport {
+        func execute(_ request: TransportRequest) async throws -> TransportResponse {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                request.cancellation.whenCancelled { continuation.resume(throwing: TransportError.cancelled) }
+            }
+        }
+
+        func shutdown() async {}
+    }
+
+    @Test func cancellingATaskReachesACustomTransportThroughTheHandle() async throws {
         let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.test/"), transport: StalledTransport())
-        #expect(!StalledTransport().honorsCancellationHandle)
         let call = Task { try await manager.get("slow") }
         try await waitUntil("the task is running") { manager.tasks.first?.state == .running }
         manager.tasks.first?.cancel()
         await expectSessionCancelled { try await call.value }
+        #expect(!call.isCancelled, "the Swift task was not cancelled: the handle alone ended the request")
         manager.invalidateSession(cancelingTasks: false)
     }
 }

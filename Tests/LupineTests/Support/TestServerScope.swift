@@ -41,7 +41,7 @@ extension NIOTransport {
 
     /// GETs `url` and reads its whole body.
     func get(_ url: URL) async throws -> (TransportResponse, ByteBuffer) {
-        try await self.fetch(TransportRequest(url: url))
+        try await self.fetch(TransportRequest(url: url, cancellation: TransportCancellation()))
     }
 }
 

@@ -70,7 +70,7 @@ import Testing
             let url = server.faultsBaseURL.appending("/keep-alive-once")
             _ = try await transport.get(url)
             await #expect {
-                _ = try await transport.fetch(TransportRequest(method: .POST, url: url))
+                _ = try await transport.fetch(TransportRequest(method: .POST, url: url, cancellation: TransportCancellation()))
             } throws: { error in
                 guard case TransportError.connectionClosedBeforeResponse = error else { return false }
                 return true

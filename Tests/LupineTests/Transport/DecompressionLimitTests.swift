@@ -21,7 +21,8 @@ import Testing
                 method: .POST,
                 url: server.baseURL.appending("/gzip-body"),
                 headers: ["Content-Type": "application/json"],
-                body: .bytes(json)
+                body: .bytes(json),
+                cancellation: TransportCancellation()
             )
             let (response, body) = try await transport.fetch(request)
             #expect(response.headers.first(name: "Content-Encoding") == "gzip")
@@ -34,7 +35,7 @@ import Testing
 
     @Test func aStreamedGzipBombOfOneGiBFailsEarlyWithTheTypedError() async throws {
         try await withServerAndTransport { server, transport in
-            let response = try await transport.execute(TransportRequest(url: server.baseURL.appending("/gzip-zeros/\(1 << 30)")))
+            let response = try await transport.execute(TransportRequest(url: server.baseURL.appending("/gzip-zeros/\(1 << 30)"), cancellation: TransportCancellation()))
             var delivered = 0
             await #expect {
                 for try await chunk in response.body {

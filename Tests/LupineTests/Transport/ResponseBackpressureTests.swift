@@ -10,7 +10,7 @@ import Testing
         try await withServerAndTransport { server, transport in
             let size = 64 * 1024 * 1024
             let response = try await transport.execute(
-                TransportRequest(url: server.baseURL.appending("/stream-bytes/\(size)"))
+                TransportRequest(url: server.baseURL.appending("/stream-bytes/\(size)"), cancellation: TransportCancellation())
             )
             var iterator = response.body.makeAsyncIterator()
             var received = try #require(try await iterator.next()).readableBytes

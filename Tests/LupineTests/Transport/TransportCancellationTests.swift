@@ -41,7 +41,7 @@ import Testing
 
     @Test func cancellingWhileWaitingForAConnectionLeavesTheQueue() async throws {
         try await withServerAndTransport(transport: .init(maximumConnectionsPerHost: 1)) { server, transport in
-            let busy = Task { try await transport.execute(TransportRequest(url: server.baseURL.appending("/delay/10"))).status }
+            let busy = Task { try await transport.execute(TransportRequest(url: server.baseURL.appending("/delay/10"), cancellation: TransportCancellation())).status }
             try await waitUntil("the only connection is taken") { server.connections.accepted == 1 }
             let cancellation = TransportCancellation()
             let waiting = Task {

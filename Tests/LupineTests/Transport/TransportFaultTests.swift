@@ -46,7 +46,7 @@ import Testing
 
     @Test func stallAfterHeadersHitsTheReadTimeout() async throws {
         try await withServerAndTransport(transport: .init(readTimeout: .seconds(1))) { server, transport in
-            let request = TransportRequest(url: server.faultsBaseURL.appending("/stall-after-headers"))
+            let request = TransportRequest(url: server.faultsBaseURL.appending("/stall-after-headers"), cancellation: TransportCancellation())
             await #expect {
                 let response = try await transport.execute(request)
                 #expect(response.status == .ok)
@@ -62,7 +62,8 @@ import Testing
         try await withServerAndTransport { server, transport in
             let request = TransportRequest(
                 url: server.faultsBaseURL.appending("/drip?bytes=50&interval_ms=50"),
-                timeout: .milliseconds(300)
+                timeout: .milliseconds(300),
+                cancellation: TransportCancellation()
             )
             await #expect {
                 _ = try await transport.fetch(request)
@@ -134,7 +135,7 @@ import Testing
     }
 
     private static func readOneChunk(of url: URL, with transport: NIOTransport) async throws {
-        let response = try await transport.execute(TransportRequest(url: url))
+        let response = try await transport.execute(TransportRequest(url: url, cancellation: TransportCancellation()))
         var iterator = response.body.makeAsyncIterator()
         #expect(try await iterator.next() != nil)
     }

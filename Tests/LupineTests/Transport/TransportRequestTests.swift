@@ -28,7 +28,8 @@ import Testing
                 method: .POST,
                 url: server.baseURL.appending("/post"),
                 headers: headers,
-                body: .bytes(Array(#"{"name":"lupine"}"#.utf8))
+                body: .bytes(Array(#"{"name":"lupine"}"#.utf8)),
+                cancellation: TransportCancellation()
             )
             let (response, body) = try await transport.fetch(request)
             #expect(response.status == .ok)
@@ -48,7 +49,8 @@ import Testing
                 method: .POST,
                 url: server.baseURL.appending("/post"),
                 body: .bytes(body),
-                bodyProgress: { totals.append($0) }
+                bodyProgress: { totals.append($0) },
+                cancellation: TransportCancellation()
             )
             _ = try await transport.fetch(request)
             #expect(totals.all.last == body.count)
@@ -72,7 +74,8 @@ import Testing
                 url: server.faultsBaseURL.appending("/stop-reading"),
                 body: .stream(chunks, length: size),
                 timeout: .seconds(10),
-                bodyProgress: { totals.append($0) }
+                bodyProgress: { totals.append($0) },
+                cancellation: TransportCancellation()
             )
             let upload = Task { try await transport.fetch(request) }
             try await waitUntil("the socket took the first bytes") { (totals.all.last ?? 0) > 0 }
@@ -92,7 +95,7 @@ import Testing
                 }
                 continuation.finish()
             }
-            let request = TransportRequest(method: .PUT, url: server.baseURL.appending("/put"), body: .stream(chunks))
+            let request = TransportRequest(method: .PUT, url: server.baseURL.appending("/put"), body: .stream(chunks), cancellation: TransportCancellation())
             let (response, body) = try await transport.fetch(request)
             #expect(response.status == .ok)
             let json = try #require(body.jsonObject)
@@ -112,7 +115,8 @@ import Testing
             let request = TransportRequest(
                 method: .POST,
                 url: server.baseURL.appending("/post"),
-                body: .file(path: file.path, chunkSize: 4096)
+                body: .file(path: file.path, chunkSize: 4096),
+                cancellation: TransportCancellation()
             )
             let (response, body) = try await transport.fetch(request)
             #expect(response.status == .ok)
@@ -127,7 +131,8 @@ import Testing
             let request = TransportRequest(
                 method: .POST,
                 url: server.baseURL.appending("/post"),
-                body: .file(path: "/nonexistent/lupine/file")
+                body: .file(path: "/nonexistent/lupine/file"),
+                cancellation: TransportCancellation()
             )
             await #expect {
                 _ = try await transport.execute(request)
@@ -148,7 +153,8 @@ import Testing
             let request = TransportRequest(
                 method: .POST,
                 url: server.baseURL.appending("/post"),
-                body: .stream(chunks, length: 100)
+                body: .stream(chunks, length: 100),
+                cancellation: TransportCancellation()
             )
             await #expect {
                 _ = try await transport.fetch(request)
@@ -168,7 +174,8 @@ import Testing
             let (_, ranged) = try await transport.fetch(
                 TransportRequest(
                     url: server.baseURL.appending("/bytes/\(size)"),
-                    headers: ["Range": "bytes=1000-1999"]
+                    headers: ["Range": "bytes=1000-1999"],
+                    cancellation: TransportCancellation()
                 )
             )
             #expect(ranged.readableBytesView.elementsEqual(body.readableBytesView.dropFirst(1000).prefix(1000)))
@@ -235,7 +242,7 @@ import Testing
         defer { Task { await transport.shutdown() } }
         let url = try #require(URL(string: "ftp://127.0.0.1/file"))
         await #expect {
-            _ = try await transport.execute(TransportRequest(url: url))
+            _ = try await transport.execute(TransportRequest(url: url, cancellation: TransportCancellation()))
         } throws: { error in
             guard case TransportError.unsupportedScheme("ftp") = error else { return false }
             return true

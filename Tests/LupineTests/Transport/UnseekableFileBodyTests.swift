@@ -125,7 +125,7 @@ import Testing
         let fifo = try FilledFIFO(contents: nil)
         defer { fifo.release() }
         try await withServerAndTransport { server, transport in
-            let request = TransportRequest(method: .POST, url: server.baseURL.appending("/upload"), body: .file(path: fifo.url.path))
+            let request = TransportRequest(method: .POST, url: server.baseURL.appending("/upload"), body: .file(path: fifo.url.path), cancellation: TransportCancellation())
             let upload = Task { try await transport.fetch(request) }
             try await waitUntil("the request reaches the server") { server.connections.open == 1 }
             let cancelled = ContinuousClock.now
@@ -146,7 +146,7 @@ import Testing
         to server: LupineTestServer,
         with transport: NIOTransport
     ) async throws -> [String: Any] {
-        let request = TransportRequest(method: .POST, url: server.baseURL.appending("/post"), body: body)
+        let request = TransportRequest(method: .POST, url: server.baseURL.appending("/post"), body: body, cancellation: TransportCancellation())
         let (response, echo) = try await transport.fetch(request)
         #expect(response.status == .ok)
         return try #require(echo.jsonObject)

@@ -23,9 +23,8 @@ extension RequestExecutor {
             task.willSend(request)
             task.delegate.willSendBody(length: request.body.knownLength)
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
-            var transportRequest = TransportRequest(request, progress: task.delegate)
+            var transportRequest = TransportRequest(request, progress: task.delegate, cancellation: task.transportCancellation)
             transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
-            transportRequest.cancellation = task.transportCancellation
             let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))

@@ -17,8 +17,9 @@ extension Request.Body {
 }
 
 extension TransportRequest {
-    /// The transport's form of a session request; body bytes reaching the socket are reported to `progress`.
-    init(_ request: Request, progress: TaskDelegate) {
+    /// The transport's form of a session request; body bytes reaching the socket are reported to
+    /// `progress`, and `cancellation` cancels it.
+    init(_ request: Request, progress: TaskDelegate, cancellation: TransportCancellation) {
         let body: TransportRequestBody?
         switch request.body {
         case .none: body = nil
@@ -36,7 +37,8 @@ extension TransportRequest {
                 // Anything not finite or beyond ~290 years means no limit (and must not overflow).
                 seconds.isFinite && seconds > 0 && seconds < 9e9 ? .nanoseconds(Int64(seconds * 1_000_000_000)) : nil
             },
-            bodyProgress: Self.bodyProgress(for: body, reportingTo: progress)
+            bodyProgress: Self.bodyProgress(for: body, reportingTo: progress),
+            cancellation: cancellation
         )
     }
 

@@ -3,38 +3,47 @@ import NIOHTTP1
 
 /// Streaming a request body: each chunk is written once the channel is writable (so a slow
 /// server slows the producer instead of filling memory), counted against the declared length, and
-/// reported as bytes the socket took.
+/// reported as bytes the socket took. Every call names its request, so that the producer of a
+/// finished request can never write into the next one on the same connection.
 extension HTTPClientRequestHandler {
 
-    /// Writes one body chunk; the returned future completes when the channel can take more.
-    func writeBodyChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
-        guard let context else { return self.failedFuture() }
-        guard case .executing(let execution) = self.state,
-            case .sendingBody(let declared, let sent) = execution.requestPhase
-        else {
-            return self.failedFuture()
+    /// Writes one body chunk of request `id`; the returned future completes when the channel can take more.
+    func writeBodyChunk(_ chunk: ByteBuffer, of id: RequestID) -> EventLoopFuture<Void> {
+        self.answerProducer(self.machine.bodyPartToWrite(id, part: chunk))
+    }
+
+    /// Ends the streamed body of request `id`, checking it produced its declared length.
+    func finishBody(of id: RequestID) -> EventLoopFuture<Void> {
+        self.answerProducer(self.machine.bodyEnded(id))
+    }
+
+    /// Performs `action`, taken on the body producer's behalf, and tells the producer the outcome:
+    /// refused or failed, or free to go on (once the channel is writable again, when it is parked).
+    private func answerProducer(_ action: HTTP1RequestStateMachine.Action) -> EventLoopFuture<Void> {
+        self.perform(action)
+        switch action {
+        case .refuseBodyWrite(let error), .failRequest(let error):
+            return self.eventLoop.makeFailedFuture(error)
+        default:
+            return self.exchange?.writabilityWaiter?.futureResult ?? self.eventLoop.makeSucceededVoidFuture()
         }
-        let total = sent + chunk.readableBytes
-        if let declared, total > declared {
-            self.fail(.requestBodyLengthMismatch(declared: declared, produced: total))
-            return self.failedFuture()
-        }
-        execution.requestPhase = .sendingBody(declaredLength: declared, sent: total)
-        self.writeBody(chunk, of: execution.request, context: context)
-        context.flush()
-        if context.channel.isWritable {
-            return context.eventLoop.makeSucceededVoidFuture()
-        }
-        let waiter = context.eventLoop.makePromise(of: Void.self)
-        execution.writabilityWaiter = waiter
-        return waiter.futureResult
+    }
+
+    /// The body source of request `id` failed; that request fails with it.
+    func failBody(_ error: any Error, of id: RequestID) {
+        self.perform(self.machine.bodyFailed(id, error: error))
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        self.perform(self.machine.writabilityChanged(isWritable: context.channel.isWritable, now: self.eventLoop.now))
+        context.fireChannelWritabilityChanged()
     }
 
     /// Writes body bytes. They count as sent (in the metrics, and for the request's progress
     /// closure) once the socket has taken them, not when they are queued.
     func writeBody(_ bytes: ByteBuffer, of request: PreparedRequest, context: ChannelHandlerContext) {
         let count = bytes.readableBytes
-        let written = context.eventLoop.makePromise(of: Void.self)
+        let written = self.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenSuccess {
             var total = 0
             request.metrics.record { metrics in
@@ -46,76 +55,11 @@ extension HTTPClientRequestHandler {
         context.write(Self.wrapOutboundOut(.body(.byteBuffer(bytes))), promise: written)
     }
 
-    /// Ends the streamed body, checking it produced its declared length.
-    func finishBody() -> EventLoopFuture<Void> {
-        guard let context else { return self.failedFuture() }
-        guard case .executing(let execution) = self.state,
-            case .sendingBody(let declared, let sent) = execution.requestPhase
-        else {
-            return self.failedFuture()
-        }
-        if let declared, sent != declared {
-            self.fail(.requestBodyLengthMismatch(declared: declared, produced: sent))
-            return self.failedFuture()
-        }
-        self.writeEnd(execution, context: context)
-        return context.eventLoop.makeSucceededVoidFuture()
-    }
-
-    /// The body source of the request identified by `token` failed; that request fails with it.
-    func failBody(_ error: any Error, token: MetricsRecorder) {
-        guard self.isRunning(token), case .executing(let execution) = self.state,
-            case .sendingBody = execution.requestPhase
-        else { return }
-        switch error {
-        case let error as TransportError:
-            self.fail(error)
-        case is CancellationError:
-            self.fail(.cancelled)
-        default:
-            self.fail(.requestBodyFailed(underlying: error))
-        }
-    }
-
-    /// Cancels the request identified by `token` if it is still the one in flight.
-    func cancel(token: MetricsRecorder) {
-        guard self.isRunning(token) else { return }
-        self.fail(.cancelled)
-    }
-
-    /// Whether the request in flight is the one whose metrics recorder is `token`. Asynchronous
-    /// cancels and failures carry it so they never hit a later request on a reused connection.
-    func isRunning(_ token: MetricsRecorder) -> Bool {
-        guard case .executing(let execution) = self.state else { return false }
-        return execution.request.metrics === token
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, case .executing(let execution) = self.state,
-            let waiter = execution.writabilityWaiter
-        {
-            execution.writabilityWaiter = nil
-            execution.lastActivity = .now()
-            waiter.succeed()
-        }
-        context.fireChannelWritabilityChanged()
-    }
-
-    func writeEnd(_ execution: Execution, context: ChannelHandlerContext) {
-        execution.requestPhase = .sent
-        let metrics = execution.request.metrics
-        let endWritten = context.eventLoop.makePromise(of: Void.self)
+    /// Writes and flushes the end of the request in flight.
+    func writeEnd() {
+        guard let context, let metrics = self.exchange?.request.metrics else { return }
+        let endWritten = self.eventLoop.makePromise(of: Void.self)
         endWritten.futureResult.whenSuccess { metrics.mark(\.requestBodySent) }
         context.writeAndFlush(Self.wrapOutboundOut(.end(nil)), promise: endWritten)
-        if case .complete = execution.responsePhase {
-            self.finish(execution, reusable: execution.keepAlive)
-        }
-    }
-
-    func failedFuture() -> EventLoopFuture<Void> {
-        if case .closed(let error) = self.state {
-            return self.eventLoop.makeFailedFuture(error)
-        }
-        return self.eventLoop.makeFailedFuture(TransportError.cancelled)
     }
 }

@@ -25,8 +25,9 @@ final class HTTPConnection: Sendable {
 
     var eventLoop: any EventLoop { self.channel.eventLoop }
 
-    /// Starts `request` and returns its response head. Records whether this connection was reused.
-    func execute(_ request: PreparedRequest) -> EventLoopFuture<TransportResponse> {
+    /// Starts `request` and returns its ID on this connection, which names it in every later
+    /// call, and its response head. Records whether this connection was reused.
+    func execute(_ request: PreparedRequest) -> (id: HTTPClientRequestHandler.RequestID, head: EventLoopFuture<TransportResponse>) {
         let served = self.servedRequests.withLockedValue { count in
             defer { count += 1 }
             return count
@@ -48,35 +49,33 @@ final class HTTPConnection: Sendable {
         let promise = self.eventLoop.makePromise(of: TransportResponse.self)
         let handler = self.handler
         self.eventLoop.execute {
-            handler.value.start(request, headPromise: promise)
+            handler.value.start(request, id: served, headPromise: promise)
         }
-        return promise.futureResult
+        return (served, promise.futureResult)
     }
 
-    /// A writer for the streamed body of the request in flight.
-    var bodyWriter: RequestBodyWriter {
+    /// A writer for the streamed body of request `id`.
+    func bodyWriter(of id: HTTPClientRequestHandler.RequestID) -> RequestBodyWriter {
         RequestBodyWriter { chunk in
-            try await self.onEventLoop { $0.writeBodyChunk(chunk) }
+            try await self.onEventLoop { $0.writeBodyChunk(chunk, of: id) }
         }
     }
 
-    /// Ends the streamed body of the request in flight.
-    func finishBody() async throws {
-        try await self.onEventLoop { $0.finishBody() }
+    /// Ends the streamed body of request `id`.
+    func finishBody(of id: HTTPClientRequestHandler.RequestID) async throws {
+        try await self.onEventLoop { $0.finishBody(of: id) }
     }
 
-    /// Fails `request` because its body source failed.
-    func failBody(_ error: any Error, of request: PreparedRequest) {
+    /// Fails request `id` because its body source failed.
+    func failBody(_ error: any Error, of id: HTTPClientRequestHandler.RequestID) {
         let handler = self.handler
-        let token = request.metrics
-        self.eventLoop.execute { handler.value.failBody(error, token: token) }
+        self.eventLoop.execute { handler.value.failBody(error, of: id) }
     }
 
-    /// Cancels `request` if it is still running on this connection.
-    func cancel(_ request: PreparedRequest) {
+    /// Cancels request `id` if it is still running on this connection.
+    func cancel(_ id: HTTPClientRequestHandler.RequestID) {
         let handler = self.handler
-        let token = request.metrics
-        self.eventLoop.execute { handler.value.cancel(token: token) }
+        self.eventLoop.execute { handler.value.cancel(id) }
     }
 
     func close() {

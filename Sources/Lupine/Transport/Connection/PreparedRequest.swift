@@ -8,7 +8,7 @@ struct PreparedRequest: Sendable {
     enum Body: Sendable {
         case none
         case bytes(ByteBuffer)
-        /// Chunks pushed by a writer task through ``HTTPConnection/writeBodyChunk(_:)``.
+        /// Chunks pushed by a writer task through ``HTTPConnection/bodyWriter(of:)``.
         case streamed(length: Int?)
     }
 

@@ -56,7 +56,7 @@ final class ConnectionPool: Sendable {
         _ key: PoolKey,
         requiresNewConnection: Bool,
         deadline: (at: NIODeadline, timeout: TimeAmount)?,
-        cancellation: TransportCancellation?
+        cancellation: TransportCancellation
     ) async throws -> HTTPConnection {
         if !requiresNewConnection, let idle = self.leaseIdleConnection(key) {
             return idle
@@ -66,7 +66,7 @@ final class ConnectionPool: Sendable {
             state.waiters[state.nextWaiterID] = .allocated
             return state.nextWaiterID
         }
-        cancellation?.whenCancelled { self.abandon(waiter, key: key, reason: .cancelled) }
+        cancellation.whenCancelled { self.abandon(waiter, key: key, reason: .cancelled) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let timer = deadline.map { deadline in

@@ -1,0 +1,99 @@
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
+
+/// The ways a request ends other than its response's end: the idle-read and whole-request timers,
+/// cancellation, errors from the pipeline, and the connection closing.
+extension HTTP1RequestStateMachine {
+    // MARK: Timers
+
+    /// The read timer of request `id` fired. Activity only moved the last-activity instant, so the
+    /// timer is re-armed for the remainder while the server is not silent for long enough. Silence
+    /// that is ours (a consumer holding reads back, a body source slow to produce) does not count.
+    mutating func readTimerFired(_ id: RequestID, now: NIODeadline) -> Action {
+        guard case .running(var running) = self.state, running.id == id, let timeout = running.readTimeout else {
+            return .none
+        }
+        let idle = now - running.lastActivity
+        if idle < timeout {
+            return .scheduleReadTimer(in: timeout - idle)
+        }
+        var silenceIsOurs = self.readsPaused
+        if case .sendingBody(_, _, producerParked: false) = running.requestPhase {
+            silenceIsOurs = true
+        }
+        guard silenceIsOurs else {
+            return self.fail(.readTimeout(timeout: timeout))
+        }
+        running.lastActivity = now
+        self.state = .running(running)
+        return .scheduleReadTimer(in: timeout)
+    }
+
+    /// The whole-request deadline of request `id`, set from `timeout`, passed.
+    mutating func deadlinePassed(_ id: RequestID, timeout: TimeAmount) -> Action {
+        guard case .running(let running) = self.state, running.id == id else { return .none }
+        return self.fail(.requestTimeout(timeout: timeout))
+    }
+
+    // MARK: Cancelling
+
+    /// Request `id` is cancelled (by its caller, or by its consumer dropping the body).
+    mutating func cancel(_ id: RequestID) -> Action {
+        guard case .running(let running) = self.state, running.id == id else { return .none }
+        return self.fail(.cancelled)
+    }
+
+    // MARK: The pipeline and the connection
+
+    /// An error came up the pipeline.
+    mutating func errorCaught(_ error: any Error) -> Action {
+        guard case .running(let running) = self.state else {
+            return .closeConnection
+        }
+        return self.fail(Self.transportError(for: error, during: running.responsePhase))
+    }
+
+    /// The connection closed.
+    mutating func channelInactive() -> Action {
+        guard case .running(let running) = self.state else {
+            self.state = .closed(.connectionClosedBeforeResponse)
+            return .none
+        }
+        return self.fail(Self.closedError(during: running.responsePhase))
+    }
+
+    /// Fails the request in flight; the connection is unusable from now on.
+    mutating func fail(_ error: TransportError) -> Action {
+        guard case .running = self.state else { return .none }
+        self.state = .closed(error)
+        self.readsPaused = false
+        self.heldRead = false
+        return .failRequest(error)
+    }
+
+    static func transportError(for error: any Error, during phase: ResponsePhase) -> TransportError {
+        switch error {
+        case let error as TransportError:
+            return error
+        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
+            return .decompressionFailed(reason: TransportErrorWords.decompressionFailure(error))
+        case HTTPParserError.invalidEOFState:
+            return self.closedError(during: phase)
+        case let error as HTTPParserError:
+            return .invalidResponse(reason: TransportErrorWords.parserFailure(error))
+        case is IOError, NIOSSLError.uncleanShutdown, ChannelError.eof, ChannelError.ioOnClosedChannel:
+            return self.closedError(during: phase)
+        default:
+            return .invalidResponse(reason: "the connection failed: \(TransportErrorWords.describe(error))")
+        }
+    }
+
+    static func closedError(during phase: ResponsePhase) -> TransportError {
+        if case .streamingBody(let received, let expected) = phase {
+            return .connectionClosedMidBody(receivedBytes: received, expectedBytes: expected)
+        }
+        return .connectionClosedBeforeResponse
+    }
+}
