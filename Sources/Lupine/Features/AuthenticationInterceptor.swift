@@ -45,7 +45,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
 
     /// An interceptor applying `credential` with `authenticator`.
     ///
-    /// A negative `refreshTimeout` counts as zero: every refresh then times out.
+    /// A negative `refreshTimeout` counts as zero (every refresh then times out), one above an
+    /// hour as an hour.
     public init(
         authenticator: A,
         credential: A.Credential? = nil,
@@ -54,7 +55,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     ) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
-        self.refreshTimeout = max(.zero, refreshTimeout)
+        self.refreshTimeout = min(max(.zero, refreshTimeout), .seconds(3600))
         self.state = Mutex(State(credential: credential))
     }
 
@@ -75,7 +76,10 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             credential = current
         } else {
             let needsRefresh = !refreshing && current?.requiresRefresh == true
-            credential = try await self.credential(needing: needsRefresh ? .refresh(generation: generation) : .current)
+            credential = try await self.credential(
+                needing: needsRefresh ? .refresh(generation: generation) : .current,
+                cancellation: context.task.transportCancellation
+            )
         }
         var adapted = request
         self.authenticator.apply(credential, to: &adapted)
@@ -94,7 +98,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         }
         let sentWithCurrent = self.authenticator.isRequest(context.request, authenticatedWith: current)
         do {
-            _ = try await self.credential(needing: sentWithCurrent ? .refresh(generation: generation) : .current)
+            _ = try await self.credential(needing: sentWithCurrent ? .refresh(generation: generation) : .current, cancellation: nil)
             return .retry
         } catch {
             return .doNotRetryWithError(error)
@@ -102,8 +106,13 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     }
 
     /// The credential `need` asks for, after waiting for a refresh when one runs or must start.
-    private func credential(needing need: State.Need) async throws -> A.Credential {
+    ///
+    /// The wait ends at once when the Swift task is cancelled, or `cancellation` (the session
+    /// task's handle, for a task that runs in its caller's Swift task; only between transport
+    /// steps, as before a request is sent, since it replaces the transport's handler).
+    private func credential(needing need: State.Need, cancellation: TransportCancellation?) async throws -> A.Credential {
         let id = self.state.withLock { $0.makeSlot() }
+        cancellation?.whenCancelled { self.cancelWaiter(id) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let action = self.state.withLock { state in
@@ -126,8 +135,13 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
                 }
             }
         } onCancel: {
-            self.state.withLock { $0.cancel(id) }?.resume(throwing: LupineError.cancelled)
+            self.cancelWaiter(id)
         }
+    }
+
+    /// Ends waiter `id`'s wait with ``LupineError/cancelled``, whether it waits yet or not.
+    private func cancelWaiter(_ id: Int) {
+        self.state.withLock { $0.cancel(id) }?.resume(throwing: LupineError.cancelled)
     }
 
     /// Runs refresh `id` of `credential` on a task of its own, abandoning it after
