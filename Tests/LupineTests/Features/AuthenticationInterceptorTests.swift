@@ -9,10 +9,10 @@ import Testing
 struct AuthenticationInterceptorTests {
     typealias Bearer = AuthenticationInterceptor<BearerAuthenticator>
 
-    /// The error inside a retry failure, or the error itself.
+    /// Why authentication failed, when it did: a retrier's LupineError reaches the task as itself.
     static func reason(_ error: LupineError?) -> LupineError.AuthenticationFailureReason? {
         switch error {
-        case .authenticationFailed(let reason)?, .requestRetryFailed(LupineError.authenticationFailed(let reason), _)?:
+        case .authenticationFailed(let reason)?:
             return reason
         default:
             return nil

@@ -4,8 +4,9 @@ extension RequestExecutor {
     /// The retriers are asked only when there are some, the failure is not a cancellation, and
     /// the body of `sent` (the attempt's first request, which a retry sends again) and of the hop
     /// that failed can be sent again. A retrier that throws, or that decides
-    /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with
-    /// ``LupineError/requestRetryFailed(underlying:original:)``.
+    /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with its error: a
+    /// ``LupineError`` as itself (an interceptor's `authenticationFailed`, a cancel), anything
+    /// else as ``LupineError/requestRetryFailed(underlying:original:)``.
     func retryDelay(
         after failure: LupineError,
         sending sent: Request,
@@ -29,7 +30,7 @@ extension RequestExecutor {
         do {
             decision = try await retrier.retry(context)
         } catch {
-            throw .requestRetryFailed(underlying: error, original: failure)
+            throw Self.retrierFailure(error, original: failure)
         }
         self.features.tell { $0.task(task, didDecide: decision, for: context) }
         switch decision {
@@ -40,7 +41,16 @@ extension RequestExecutor {
         case .doNotRetry:
             return nil
         case .doNotRetryWithError(let error):
-            throw .requestRetryFailed(underlying: error, original: failure)
+            throw Self.retrierFailure(error, original: failure)
+        }
+    }
+
+    /// What the task fails with when its retrier gives `error` about the attempt that failed with `original`.
+    private static func retrierFailure(_ error: any Error, original: LupineError) -> LupineError {
+        switch error {
+        case let error as LupineError: return error
+        case is CancellationError: return .cancelled
+        default: return .requestRetryFailed(underlying: error, original: original)
         }
     }
 
