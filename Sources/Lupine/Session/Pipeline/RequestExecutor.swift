@@ -129,7 +129,7 @@ struct RequestExecutor: Sendable {
                 outcome.earlierMetrics.append(response.metrics)
                 continue
             }
-            if let body = sink.cacheableBody, let cache = self.features.urlCache {
+            if let cache = self.features.urlCache, let body = sink.cacheableBody {
                 await self.offer(CachedResponse(head: head, data: body), for: request, to: cache, task: task)
             }
             return
