@@ -216,7 +216,13 @@ open class SessionManager: @unchecked Sendable {
             let executor = RequestExecutor(
                 transport: self.transport,
                 hooks: hooks,
-                features: TaskFeatures(request: request, session: settings.features, hooks: hooks, monitors: settings.eventMonitors),
+                features: TaskFeatures(
+                    request: request,
+                    session: settings.features,
+                    taskHooks: taskHooks,
+                    sessionHooks: settings.hooks,
+                    monitors: settings.eventMonitors
+                ),
                 maximumRedirects: settings.maximumRedirects,
                 credential: settings.credential,
                 serverTrustEvaluator: settings.serverTrustEvaluator,

@@ -42,8 +42,10 @@ extension RequestExecutor {
                 guard visited.insert(Self.visitKey(next)).inserted else {
                     throw LupineError.redirectFailed(.loop(next.url))
                 }
+                self.features.tell { $0.task(task, willRedirectTo: next, for: head) }
                 try await Self.discard(response.body)
                 outcome.earlierMetrics.append(response.metrics)
+                outcome.metrics = nil
                 outcome.redirectChain.append(request.url)
                 request = next
                 continue
@@ -51,6 +53,7 @@ extension RequestExecutor {
             if let answer = challenges.answer(head, task: task, monitors: self.features) {
                 try await Self.discard(response.body)
                 outcome.earlierMetrics.append(response.metrics)
+                outcome.metrics = nil
                 request.setValue(answer.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
                 continue
             }
@@ -61,16 +64,8 @@ extension RequestExecutor {
     /// The next request when `head` is a redirect the task's ``RedirectHandler`` follows.
     private func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) async throws(LupineError) -> Request? {
         guard let next = try RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
-        let followed: Request?
-        if let handler = self.features.redirectHandler {
-            followed = await handler.task(task, willBeRedirectedTo: next, for: head)
-        } else {
-            followed = next
-        }
-        if let followed {
-            self.features.tell { $0.task(task, willRedirectTo: followed, for: head) }
-        }
-        return followed
+        guard let handler = self.features.redirectHandler else { return next }
+        return await handler.task(task, willBeRedirectedTo: next, for: head)
     }
 
     /// What identifies a hop for loop detection: method and URL, without the fragment the server never sees.

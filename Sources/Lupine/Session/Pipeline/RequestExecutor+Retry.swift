@@ -55,8 +55,8 @@ extension RequestExecutor {
     }
 
     /// Gets ready to send the attempt again: drains the refused response's body (so its
-    /// connection can be reused), keeps its metrics, and waits `delay`; a cancel of the task
-    /// ends the wait at once.
+    /// connection can be reused), keeps the failed request's metrics, and waits `delay`; a
+    /// cancel of the task ends the wait at once.
     func prepareRetry(
         after delay: Duration,
         of task: SessionTask,
@@ -64,9 +64,12 @@ extension RequestExecutor {
         discarding response: TransportResponse?
     ) async throws {
         if let response {
-            try await Self.discard(response.body)
-            outcome.earlierMetrics.append(response.metrics)
-        } else if let metrics = outcome.metrics {
+            // The retry is decided: a body that fails to drain only costs its connection.
+            try? await Self.discard(response.body)
+            try task.checkCancellation()
+            outcome.metrics = response.metrics
+        }
+        if let metrics = outcome.metrics {
             outcome.earlierMetrics.append(metrics)
         }
         outcome.metrics = nil
@@ -82,13 +85,12 @@ extension RequestExecutor {
     /// or by its Swift task being cancelled.
     private static func sleep(for delay: Duration, unlessCancelled task: SessionTask) async throws {
         let sleeper = Task { try await Task.sleep(for: delay) }
-        // The transport's previous step is over, so its handler may be replaced: the next
-        // request installs its own.
-        task.transportCancellation.whenCancelled { sleeper.cancel() }
-        try await withTaskCancellationHandler {
-            try await sleeper.value
-        } onCancel: {
-            sleeper.cancel()
+        try await task.transportCancellation.whileWaiting(onCancel: { sleeper.cancel() }) {
+            try await withTaskCancellationHandler {
+                try await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
+            }
         }
     }
 }

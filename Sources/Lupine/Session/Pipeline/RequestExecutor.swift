@@ -88,9 +88,10 @@ struct RequestExecutor: Sendable {
         let started = ContinuousClock.now
         while true {
             try task.checkCancellation()
-            var request = sink.request(for: task.originalRequest)
+            let prepared = sink.request(for: task.originalRequest)
+            var request = prepared
             if sink.usesCache, let cache = self.features.urlCache,
-                let cached = try await self.cachedResponse(for: request, in: cache, task: task)
+                let cached = try await self.cachedResponse(for: prepared, in: cache, task: task)
             {
                 outcome.request = request
                 outcome.head = cached.head
@@ -124,13 +125,14 @@ struct RequestExecutor: Sendable {
                 throw LupineError.cancelled
             }
             let verdict = try await sink.receive(response.body, head: head, task: task, executor: self)
-            outcome.metrics = response.metrics
             guard case .done = verdict else {
                 outcome.earlierMetrics.append(response.metrics)
+                outcome.metrics = nil
                 continue
             }
+            outcome.metrics = response.metrics
             if let cache = self.features.urlCache, let body = sink.cacheableBody {
-                await self.offer(CachedResponse(head: head, data: body), for: request, to: cache, task: task)
+                await self.offer(CachedResponse(head: head, data: body), for: prepared, to: cache, task: task)
             }
             return
         }
