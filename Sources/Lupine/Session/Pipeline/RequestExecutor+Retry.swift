@@ -13,9 +13,9 @@ extension RequestExecutor {
         response: ResponseHead?,
         of task: SessionTask,
         outcome: ExecutionOutcome,
-        started: ContinuousClock.Instant
+        started: ContinuousClock.Instant?
     ) async throws(LupineError) -> Duration? {
-        guard let retrier = self.features.interceptor else { return nil }
+        guard let retrier = self.features.interceptor, let started else { return nil }
         if case .cancelled = failure { return nil }
         guard sent.body.isReplayable, outcome.request.body.isReplayable, !task.isCancelling else { return nil }
         let context = RetryContext(

@@ -36,7 +36,10 @@ struct ExecutionOutcome: Sendable {
 ///
 /// A step that is not configured costs nothing: no interceptor means no adaptation and no retry
 /// point, no cache means no lookup.
-struct RequestExecutor: Sendable {
+///
+/// A class, made once per task: every step of the loop is a method, and a struct of this size
+/// would be copied, with a retain of each field, into each of their frames.
+final class RequestExecutor: Sendable {
     let transport: any Transport
     let hooks: SessionHooks
     let features: TaskFeatures
@@ -45,6 +48,24 @@ struct RequestExecutor: Sendable {
     /// The session's trust hook; `nil` for the transport's own.
     let serverTrustEvaluator: ServerTrustEvaluator?
     let logger: Logger
+
+    init(
+        transport: any Transport,
+        hooks: SessionHooks,
+        features: TaskFeatures,
+        maximumRedirects: Int,
+        credential: Credential?,
+        serverTrustEvaluator: ServerTrustEvaluator?,
+        logger: Logger
+    ) {
+        self.transport = transport
+        self.hooks = hooks
+        self.features = features
+        self.maximumRedirects = maximumRedirects
+        self.credential = credential
+        self.serverTrustEvaluator = serverTrustEvaluator
+        self.logger = logger
+    }
 
     /// Runs `task` to its outcome, its body going where the task's kind sends it.
     func run(_ task: SessionTask) async -> ExecutionOutcome {
@@ -85,7 +106,8 @@ struct RequestExecutor: Sendable {
         into sink: inout Sink,
         outcome: inout ExecutionOutcome
     ) async throws {
-        let started = ContinuousClock.now
+        // Read only for a retrier's context: a clock read is not free.
+        let started = self.features.interceptor == nil ? nil : ContinuousClock.now
         while true {
             try task.checkCancellation()
             let prepared = sink.request(for: task.originalRequest)
