@@ -35,8 +35,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     case invalidHeader(name: String, reason: String)
     /// A ``RequestAdapter`` threw `underlying` (given as thrown): the request was not sent.
     case requestAdaptationFailed(underlying: any Error)
-    /// A ``RequestRetrier`` threw `underlying`, or asked to fail with it, while deciding about
-    /// the attempt that failed with `original`.
+    /// A ``RequestRetrier`` threw `underlying` (not a ``LupineError``, which is reported as
+    /// itself), or asked to fail with it, while deciding about the attempt that failed with `original`.
     indirect case requestRetryFailed(underlying: any Error, original: LupineError)
     /// An ``AuthenticationInterceptor`` could not authenticate the request.
     case authenticationFailed(AuthenticationFailureReason)

@@ -10,12 +10,12 @@ import Synchronization
 ///   while a refresh runs waits for it and gets the new credential.
 /// - **Retrying:** a response the authenticator says was refused
 ///   (``Authenticator/didRequest(_:with:failDueToAuthenticationError:)``, a 401 by default) is
-///   retried: at once when it was sent with an older credential than the current one, else after
-///   a refresh.
+///   retried: at once when it was sent with an older credential than the current one (at most
+///   ``RefreshWindow/maximumAttempts`` times per task: a request whose credential is taken off
+///   on the way, as by a redirect to another origin, is not sent forever), else after a refresh.
 /// - **Single flight:** one refresh runs at a time, however many requests are refused at once;
 ///   every request that needs it waits for that one. When it throws, each of them fails with
-///   ``LupineError/AuthenticationFailureReason/refreshFailed(underlying:)`` (a retry failure
-///   carries it as ``LupineError/requestRetryFailed(underlying:original:)``'s `underlying`); when
+///   ``LupineError/AuthenticationFailureReason/refreshFailed(underlying:)``; when
 ///   it does not end within ``refreshTimeout``, with
 ///   ``LupineError/AuthenticationFailureReason/refreshTimedOut(timeout:)``; more refreshes than
 ///   ``refreshWindow`` allows fail with
@@ -45,7 +45,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
 
     /// An interceptor applying `credential` with `authenticator`.
     ///
-    /// A negative `refreshTimeout` counts as zero: every refresh then times out.
+    /// A negative `refreshTimeout` counts as zero (every refresh then times out), one above an
+    /// hour as an hour.
     public init(
         authenticator: A,
         credential: A.Credential? = nil,
@@ -54,7 +55,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     ) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
-        self.refreshTimeout = max(.zero, refreshTimeout)
+        self.refreshTimeout = min(max(.zero, refreshTimeout), .seconds(3600))
         self.state = Mutex(State(credential: credential))
     }
 
@@ -75,7 +76,10 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             credential = current
         } else {
             let needsRefresh = !refreshing && current?.requiresRefresh == true
-            credential = try await self.credential(needing: needsRefresh ? .refresh(generation: generation) : .current)
+            credential = try await self.credential(
+                needing: needsRefresh ? .refresh(generation: generation) : .current,
+                cancellation: context.task.transportCancellation
+            )
         }
         var adapted = request
         self.authenticator.apply(credential, to: &adapted)
@@ -93,8 +97,14 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             return .doNotRetryWithError(LupineError.authenticationFailed(.missingCredential))
         }
         let sentWithCurrent = self.authenticator.isRequest(context.request, authenticatedWith: current)
+        guard sentWithCurrent || context.retryCount < self.refreshWindow.maximumAttempts else {
+            return .doNotRetry
+        }
         do {
-            _ = try await self.credential(needing: sentWithCurrent ? .refresh(generation: generation) : .current)
+            _ = try await self.credential(
+                needing: sentWithCurrent ? .refresh(generation: generation) : .current,
+                cancellation: context.task.transportCancellation
+            )
             return .retry
         } catch {
             return .doNotRetryWithError(error)
@@ -102,9 +112,19 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     }
 
     /// The credential `need` asks for, after waiting for a refresh when one runs or must start.
-    private func credential(needing need: State.Need) async throws -> A.Credential {
+    ///
+    /// The wait ends at once when the Swift task is cancelled, or `cancellation` (the session
+    /// task's handle, for a task that runs in its caller's Swift task).
+    private func credential(needing need: State.Need, cancellation: TransportCancellation) async throws -> A.Credential {
         let id = self.state.withLock { $0.makeSlot() }
-        return try await withTaskCancellationHandler {
+        return try await cancellation.whileWaiting(onCancel: { self.cancelWaiter(id) }) {
+            try await self.waitForCredential(id, needing: need)
+        }
+    }
+
+    /// Waits in slot `id` for the credential `need` asks for.
+    private func waitForCredential(_ id: Int, needing need: State.Need) async throws -> A.Credential {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let action = self.state.withLock { state in
                     state.enter(
@@ -126,8 +146,13 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
                 }
             }
         } onCancel: {
-            self.state.withLock { $0.cancel(id) }?.resume(throwing: LupineError.cancelled)
+            self.cancelWaiter(id)
         }
+    }
+
+    /// Ends waiter `id`'s wait with ``LupineError/cancelled``, whether it waits yet or not.
+    private func cancelWaiter(_ id: Int) {
+        self.state.withLock { $0.cancel(id) }?.resume(throwing: LupineError.cancelled)
     }
 
     /// Runs refresh `id` of `credential` on a task of its own, abandoning it after

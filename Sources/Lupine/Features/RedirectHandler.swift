@@ -1,7 +1,8 @@
 /// Decides whether a task follows a redirect, and with what request. Set per session
-/// (``SessionManager/redirectHandler``) or per request (``Request/redirectHandler``, asked
-/// instead of the session's); without either, the hooks' ``SessionHooks/willPerformRedirection``
-/// is asked, and without it every redirect is followed (up to ``SessionManager/maximumRedirects``).
+/// (``SessionManager/redirectHandler``) or per request (``Request/redirectHandler``). The first
+/// of these is asked: the request's handler, the task's own ``SessionHooks/willPerformRedirection``,
+/// the session's handler, the session's hook; without any, every redirect is followed (up to
+/// ``SessionManager/maximumRedirects``).
 public protocol RedirectHandler: Sendable {
     /// The request to send for the redirect `response`, given `request`, the one Lupine made
     /// of its `Location` (RFC 9110 §15.4: method and body kept or turned into `GET`, credentials

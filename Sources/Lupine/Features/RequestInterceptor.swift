@@ -47,7 +47,8 @@ public enum RetryDecision: Sendable {
     case retryAfter(Duration)
     /// Deliver the failure as it is.
     case doNotRetry
-    /// Fail the task with ``LupineError/requestRetryFailed(underlying:original:)`` carrying `error`.
+    /// Fail the task with `error`: a ``LupineError`` as itself, anything else as
+    /// ``LupineError/requestRetryFailed(underlying:original:)``.
     case doNotRetryWithError(any Error)
 
     /// The longest wait a decision can ask for: one hour.

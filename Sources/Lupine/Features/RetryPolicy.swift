@@ -22,7 +22,8 @@ import Foundation
 /// for both the task's original request and the one that failed; a cancellation; a failure to
 /// resolve the host; a TLS failure; a request whose body cannot be sent twice (the session does not
 /// ask then). Out-of-range settings are clamped: a negative limit counts as 0, a base below 1 as
-/// 1, a negative scale, delay or budget as zero.
+/// 1, a negative scale, delay or budget as zero, a maximum delay above
+/// ``RetryDecision/maximumDelay`` (one hour, the longest wait a session makes) as that.
 ///
 /// ```swift
 /// let session = SessionManager()
@@ -91,7 +92,7 @@ public struct RetryPolicy: RequestInterceptor {
         self.retryableHTTPMethods = retryableHTTPMethods
         self.retryableHTTPStatusCodes = retryableHTTPStatusCodes
         self.retryAfterStatusCodes = retryAfterStatusCodes
-        self.maximumDelay = max(.zero, maximumDelay)
+        self.maximumDelay = min(max(.zero, maximumDelay), RetryDecision.maximumDelay)
         self.maximumTotalTime = max(.zero, maximumTotalTime)
         self.jitter = jitter
         self.randomFraction = randomFraction
@@ -137,8 +138,10 @@ public struct RetryPolicy: RequestInterceptor {
     /// The backoff before retry number `retryCount + 1`, capped at ``maximumDelay``, then jittered.
     func backoff(retryCount: Int) -> Duration {
         let scale = RetryAfter.seconds(of: self.exponentialBackoffScale)
-        let computed = scale * pow(Double(self.exponentialBackoffBase), Double(max(0, retryCount)))
-        let capped = min(computed.isFinite ? computed : .infinity, RetryAfter.seconds(of: self.maximumDelay))
+        // A growth past any number is infinite, and capped; a zero scale stays zero.
+        let growth = pow(Double(self.exponentialBackoffBase), Double(max(0, retryCount)))
+        let computed = scale == 0 ? 0 : scale * growth
+        let capped = min(computed, RetryAfter.seconds(of: self.maximumDelay))
         guard self.jitter else { return .seconds(capped) }
         let fraction = self.randomFraction()
         return .seconds(capped * (fraction.isNaN ? 1 : min(1, max(0, fraction))))

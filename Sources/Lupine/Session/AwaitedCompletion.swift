@@ -1,38 +1,37 @@
 import Synchronization
 
-/// A task's completion and its serialized value, handed to the Swift task that awaits them,
-/// whichever of the two comes first; the value keeps its serializer's type all the way.
-final class AwaitedCompletion<Value: Sendable>: Sendable {
+/// A task's completion, handed to the Swift task that awaits it, whichever of the two comes first.
+final class AwaitedCompletion: Sendable {
     private enum State {
-        case pending(CheckedContinuation<(TaskCompletion, Value?), Never>?)
-        case delivered(TaskCompletion, Value?)
-        /// Handed over: the box no longer keeps the body and value alive.
+        case pending(CheckedContinuation<TaskCompletion, Never>?)
+        case delivered(TaskCompletion)
+        /// Handed over: the box no longer keeps the body alive.
         case taken
     }
 
     private let state = Mutex(State.pending(nil))
 
     /// Hands over the completion; a second call does nothing.
-    func deliver(_ completion: TaskCompletion, _ value: Value?) {
-        let waiting: CheckedContinuation<(TaskCompletion, Value?), Never>? = self.state.withLock { state in
+    func deliver(_ completion: TaskCompletion) {
+        let waiting: CheckedContinuation<TaskCompletion, Never>? = self.state.withLock { state in
             guard case .pending(let continuation) = state else { return nil }
-            state = continuation == nil ? .delivered(completion, value) : .taken
+            state = continuation == nil ? .delivered(completion) : .taken
             return continuation
         }
-        waiting?.resume(returning: (completion, value))
+        waiting?.resume(returning: completion)
     }
 
-    /// The completion ``deliver(_:_:)`` received, waiting for it if need be.
-    func value() async -> (TaskCompletion, Value?) {
+    /// The completion ``deliver(_:)`` received, waiting for it if need be.
+    func value() async -> TaskCompletion {
         // The usual case when the task ran inline: delivered already, no continuation needed.
         if let delivered = self.take() {
             return delivered
         }
         return await withCheckedContinuation { continuation in
-            let ready: (TaskCompletion, Value?)? = self.state.withLock { state in
-                if case .delivered(let completion, let value) = state {
+            let ready: TaskCompletion? = self.state.withLock { state in
+                if case .delivered(let completion) = state {
                     state = .taken
-                    return (completion, value)
+                    return completion
                 }
                 state = .pending(continuation)
                 return nil
@@ -43,11 +42,11 @@ final class AwaitedCompletion<Value: Sendable>: Sendable {
         }
     }
 
-    private func take() -> (TaskCompletion, Value?)? {
+    private func take() -> TaskCompletion? {
         self.state.withLock { state in
-            guard case .delivered(let completion, let value) = state else { return nil }
+            guard case .delivered(let completion) = state else { return nil }
             state = .taken
-            return (completion, value)
+            return completion
         }
     }
 }

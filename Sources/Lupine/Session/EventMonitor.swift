@@ -18,7 +18,12 @@ public final class TaskCompletion: Sendable {
     public let metrics: TransportMetrics?
     /// The metrics of every request the task sent, in order: redirect hops, answered challenges
     /// and retried attempts, then the final request; empty for a response from a cache.
-    public let transactionMetrics: [TransportMetrics]
+    public var transactionMetrics: [TransportMetrics] {
+        self.metrics.map { self.earlierMetrics + [$0] } ?? self.earlierMetrics
+    }
+    /// The metrics of the requests before the final one (made into ``transactionMetrics`` only
+    /// when asked: most tasks send one request).
+    private let earlierMetrics: [TransportMetrics]
     /// How many times a retrier had the task's request sent again.
     public let retryCount: Int
     /// The URLs redirected through, in order.
@@ -32,7 +37,7 @@ public final class TaskCompletion: Sendable {
         serializedObject: (any Sendable)?,
         error: LupineError?,
         metrics: TransportMetrics?,
-        transactionMetrics: [TransportMetrics],
+        earlierMetrics: [TransportMetrics],
         retryCount: Int,
         redirectChain: [URL],
         fileURL: URL?
@@ -42,7 +47,7 @@ public final class TaskCompletion: Sendable {
         self.serializedObject = serializedObject
         self.error = error
         self.metrics = metrics
-        self.transactionMetrics = transactionMetrics
+        self.earlierMetrics = earlierMetrics
         self.retryCount = retryCount
         self.redirectChain = redirectChain
         self.fileURL = fileURL

@@ -4,6 +4,8 @@ import Foundation
 /// ``LupineError``; cancelling the calling Swift task cancels the request.
 extension HTTPSessionManager {
     /// Sends `method` to `urlString` and serializes the response with `serializer`.
+    // Inlinable, as `response(for:serializer:)`: the caller's module specializes it.
+    @inlinable
     public func request<Serializer: ResponseSerializer>(
         _ method: HTTPMethod,
         _ urlString: String,
@@ -17,30 +19,29 @@ extension HTTPSessionManager {
 
     /// Runs `request` as a data task and serializes its response with `serializer`; the value
     /// keeps the serializer's type from the serializer to the ``Response``.
+    // Inlinable, as `request(_:_:parameters:headers:serializer:)`, so that the caller's module
+    // specializes the serialization for its serializer; the task itself runs in the non-generic
+    // `runDataTask(_:serialization:)`.
+    @inlinable
     public func response<Serializer: ResponseSerializer>(
         for request: Request,
         serializer: Serializer
     ) async throws -> Response<Serializer.SerializedObject> {
-        let (completion, value, task) = await self.runToCompletion { completionHandler in
-            self.makeTask(
-                DataTask.self,
-                with: request,
-                serializer: serializer,
-                hooks: SessionHooks(),
-                uploadProgress: nil,
-                downloadProgress: nil,
-                completesOnQueue: false,
-                completionHandler: completionHandler
-            )
+        let typed = TypedValue<Serializer.SerializedObject>()
+        let serialization = TaskSerialization(serializer: serializer) { head, data, sent in
+            let result = serializer.serialize(head: head, data: data, request: sent)
+            typed.set(result.value)
+            return SerializedResponse(value: result.value.map { $0 as any Sendable }, error: result.error)
         }
+        let (completion, sentRequest) = await self.runDataTask(request, serialization: serialization)
         if let error = completion.error {
             throw error
         }
-        guard let value else {
+        guard let value = typed.take() else {
             throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength)
         }
         return Response(
-            request: task.currentRequest,
+            request: sentRequest,
             head: completion.response,
             data: completion.responseData,
             result: .success(value),
@@ -50,6 +51,7 @@ extension HTTPSessionManager {
     }
 
     /// ``makeRequest(_:_:parameters:headers:)`` with any failure as a ``LupineError``.
+    @usableFromInline
     func makeRequestThrowingLupineError(
         _ method: HTTPMethod,
         _ urlString: String,

@@ -122,12 +122,12 @@ extension HTTPSessionManager {
         let task = self.makeTask(
             DataTask.self,
             with: request,
-            serializer: self.responseSerializer,
+            serialization: TaskSerialization(self.responseSerializer),
             hooks: SessionHooks(),
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
             completesOnQueue: true
-        ) { task, completion, _ in
+        ) { task, completion in
             if let error = completion.error {
                 failure?(task, error)
             } else {

@@ -5,24 +5,23 @@ import Foundation
 /// invalidated manager has no task left.
 extension SessionManager {
 
-    func complete<Kind: SessionTask, Serializer: ResponseSerializer>(
+    func complete<Kind: SessionTask>(
         _ task: Kind,
         outcome: ExecutionOutcome,
-        serializer: Serializer,
+        serialization: TaskSerialization,
         hooks: SessionHooks,
         onQueue: Bool,
-        handler: @escaping @Sendable (Kind, TaskCompletion, Serializer.SerializedObject?) -> Void
+        handler: @escaping @Sendable (Kind, TaskCompletion) -> Void
     ) {
-        let serialized = outcome.error == nil ? serializer.serialize(head: outcome.head, data: outcome.data, request: outcome.request) : nil
+        let serialized = outcome.error == nil ? serialization.serialize(outcome.head, outcome.data, outcome.request) : nil
         let error = outcome.error ?? serialized?.error
-        let value = serialized?.value
         let completion = TaskCompletion(
             response: outcome.head,
             responseData: outcome.data,
-            serializedObject: value.map { $0 as any Sendable },
+            serializedObject: serialized?.value,
             error: error,
             metrics: outcome.metrics,
-            transactionMetrics: outcome.metrics.map { outcome.earlierMetrics + [$0] } ?? outcome.earlierMetrics,
+            earlierMetrics: outcome.earlierMetrics,
             retryCount: outcome.retryCount,
             redirectChain: outcome.redirectChain,
             fileURL: outcome.fileURL
@@ -39,17 +38,17 @@ extension SessionManager {
         NotificationCenter.default.post(
             name: .lupineTaskDidComplete,
             object: task,
-            userInfo: CompletionUserInfo.of(completion, serializer: serializer)
+            userInfo: CompletionUserInfo.of(completion, serializer: serialization.serializer)
         )
         for monitor in monitors {
             monitor.taskDidComplete(task, with: completion)
         }
         if !onQueue {
-            handler(task, completion, value)
+            handler(task, completion)
         } else if let group {
-            queue.async(group: group) { handler(task, completion, value) }
+            queue.async(group: group) { handler(task, completion) }
         } else {
-            queue.async { handler(task, completion, value) }
+            queue.async { handler(task, completion) }
         }
     }
 

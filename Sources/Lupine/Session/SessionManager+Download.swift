@@ -17,7 +17,7 @@ extension SessionManager {
         destination: DownloadDestination? = nil,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) -> DownloadTask {
-        self.makeDownloadTask(request, resumeData: nil, progress: progress, destination: destination, completesOnQueue: true) { _, completion, _ in
+        self.makeDownloadTask(request, resumeData: nil, progress: progress, destination: destination, completesOnQueue: true) { _, completion in
             completionHandler(completion)
         }
     }
@@ -75,7 +75,7 @@ extension SessionManager {
         if let resumeData, !resumeData.belongs(to: request.url) {
             throw LupineError.downloadFailed(.resumeDataForAnotherURL(expected: request.url, found: resumeData.url))
         }
-        let (completion, _, _) = await self.runToCompletion { (completionHandler: @escaping @Sendable (DownloadTask, TaskCompletion, [UInt8]?) -> Void) in
+        let (completion, _) = await self.runToCompletion { completionHandler in
             self.makeDownloadTask(request, resumeData: resumeData, progress: nil, destination: destination, completesOnQueue: false, completionHandler: completionHandler)
         }
         if let error = completion.error {
@@ -101,7 +101,7 @@ extension SessionManager {
         destination: DownloadDestination?,
         completionHandler: @escaping @Sendable (TaskCompletion) -> Void
     ) -> DownloadTask {
-        self.makeDownloadTask(request, resumeData: resumeData, progress: progress, destination: destination, completesOnQueue: true) { _, completion, _ in
+        self.makeDownloadTask(request, resumeData: resumeData, progress: progress, destination: destination, completesOnQueue: true) { _, completion in
             completionHandler(completion)
         }
     }
@@ -112,14 +112,14 @@ extension SessionManager {
         progress: (@Sendable (Progress) -> Void)?,
         destination: DownloadDestination?,
         completesOnQueue: Bool,
-        completionHandler: @escaping @Sendable (DownloadTask, TaskCompletion, [UInt8]?) -> Void
+        completionHandler: @escaping @Sendable (DownloadTask, TaskCompletion) -> Void
     ) -> DownloadTask {
         self.makeTask(
             DownloadTask.self,
             with: request,
             bodyDestination: .file(DownloadPlan(resumeData: resumeData, directory: self.downloadDirectory, destination: destination)),
             // The download checks the status itself (a 416 can complete a resumed file).
-            serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 100..<600)),
+            serialization: TaskSerialization(HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 100..<600))),
             hooks: SessionHooks(),
             uploadProgress: nil,
             downloadProgress: progress,

@@ -21,12 +21,12 @@ extension SessionManager {
         receiveHead: @escaping @Sendable (ResponseHead) async throws -> Void = { _ in },
         receiveChunk: @escaping @Sendable (ByteBuffer) async throws -> Void
     ) async throws(LupineError) -> Response<Void> {
-        let (completion, _, task) = await self.runToCompletion { completionHandler in
+        let (completion, task) = await self.runToCompletion { completionHandler in
             self.makeTask(
                 DataTask.self,
                 with: request,
                 bodyDestination: .handlers(head: receiveHead, chunk: receiveChunk),
-                serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 0..<1000)),
+                serialization: TaskSerialization(HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 0..<1000))),
                 hooks: SessionHooks(),
                 uploadProgress: nil,
                 downloadProgress: nil,

@@ -37,12 +37,12 @@ extension SessionManager {
         self.makeTask(
             UploadTask.self,
             with: request,
-            serializer: self.responseSerializer,
+            serialization: TaskSerialization(self.responseSerializer),
             hooks: SessionHooks(),
             uploadProgress: progress,
             downloadProgress: nil,
             completesOnQueue: true
-        ) { _, completion, _ in
+        ) { _, completion in
             completionHandler(completion)
         }
     }

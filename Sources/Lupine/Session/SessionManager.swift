@@ -182,31 +182,30 @@ open class SessionManager: @unchecked Sendable {
         self.makeTask(
             DataTask.self,
             with: request,
-            serializer: serializer,
+            serialization: TaskSerialization(serializer),
             hooks: taskHooks,
             uploadProgress: uploadProgress,
             downloadProgress: downloadProgress,
             completesOnQueue: true
-        ) { _, completion, _ in
+        ) { _, completion in
             completionHandler(completion)
         }
     }
 
     /// Creates a task of `kind` whose body goes to `bodyDestination`, registered with the
-    /// manager until it completes; its completion handler gets the task as its own type and the
-    /// value of `serializer` as its own type. With `completesOnQueue` false the completion
-    /// handler runs directly on the task's own Swift task, for callers that only resume a
-    /// continuation with it.
-    func makeTask<Kind: SessionTask, Serializer: ResponseSerializer>(
+    /// manager until it completes; its completion handler gets the task as its own type. With
+    /// `completesOnQueue` false the completion handler runs directly on the task's own Swift
+    /// task, for callers that only resume a continuation with it.
+    func makeTask<Kind: SessionTask>(
         _ kind: Kind.Type,
         with request: Request,
         bodyDestination: BodyDestination = .memory,
-        serializer: Serializer,
+        serialization: TaskSerialization,
         hooks taskHooks: SessionHooks,
         uploadProgress: (@Sendable (Progress) -> Void)?,
         downloadProgress: (@Sendable (Progress) -> Void)?,
         completesOnQueue: Bool,
-        completionHandler: @escaping @Sendable (Kind, TaskCompletion, Serializer.SerializedObject?) -> Void
+        completionHandler: @escaping @Sendable (Kind, TaskCompletion) -> Void
     ) -> Kind {
         let delegate = TaskDelegate(uploadProgress: uploadProgress, downloadProgress: downloadProgress)
         // One lock round: the task's number, the settings it runs with, and its registration.
@@ -217,7 +216,13 @@ open class SessionManager: @unchecked Sendable {
             let executor = RequestExecutor(
                 transport: self.transport,
                 hooks: hooks,
-                features: TaskFeatures(request: request, session: settings.features, hooks: hooks, monitors: settings.eventMonitors),
+                features: TaskFeatures(
+                    request: request,
+                    session: settings.features,
+                    taskHooks: taskHooks,
+                    sessionHooks: settings.hooks,
+                    monitors: settings.eventMonitors
+                ),
                 maximumRedirects: settings.maximumRedirects,
                 credential: settings.credential,
                 serverTrustEvaluator: settings.serverTrustEvaluator,
@@ -238,7 +243,7 @@ open class SessionManager: @unchecked Sendable {
                     isInvalidated
                     ? ExecutionOutcome(request: request, error: .sessionInvalidated)
                     : await executor.run(task)
-                self.complete(task, outcome: outcome, serializer: serializer, hooks: hooks, onQueue: completesOnQueue, handler: completionHandler)
+                self.complete(task, outcome: outcome, serialization: serialization, hooks: hooks, onQueue: completesOnQueue, handler: completionHandler)
             }
             settings.tasks[identifier] = task
             return task

@@ -10,11 +10,13 @@ import Synchronization
 /// cancelled, and every later request given it fails with ``TransportError/cancelled``.
 public final class TransportCancellation: Sendable {
     private enum State {
-        case active(handler: (@Sendable () -> Void)?)
+        /// `handler` is the transport's current step's; `waits` are the session's own (a retry
+        /// delay, a wait for a credential), kept beside it by token.
+        case active(handler: (@Sendable () -> Void)?, waits: [Int: @Sendable () -> Void], nextToken: Int)
         case cancelled
     }
 
-    private let state = Mutex(State.active(handler: nil))
+    private let state = Mutex(State.active(handler: nil, waits: [:], nextToken: 0))
 
     /// Creates a handle that is not cancelled.
     public init() {}
@@ -29,38 +31,14 @@ public final class TransportCancellation: Sendable {
 
     /// Cancels the step the transport is in now and every later one. Calling it again does nothing.
     public func cancel() {
-        let handler: (@Sendable () -> Void)? = self.state.withLock { state in
-            guard case .active(let handler) = state else { return nil }
+        let handlers: [@Sendable () -> Void] = self.state.withLock { state in
+            guard case .active(let handler, let waits, _) = state else { return [] }
             state = .cancelled
-            return handler
+            return Array(waits.values) + (handler.map { [$0] } ?? [])
         }
-        handler?()
-    }
-
-    /// Runs `body` with `extra` run too by a ``cancel()`` meanwhile (before the current step's
-    /// handler, which stays); afterwards the handle holds that step's handler alone again. Runs
-    /// `extra` at once when the handle is already cancelled. For waits between a transport's
-    /// steps that are not the transport's own (an adapter, a retrier, a retry delay), so the
-    /// step before them (a response body not yet read) can still be cancelled too.
-    func alsoCancelling<Result>(
-        with extra: @escaping @Sendable () -> Void,
-        during body: () async throws -> Result
-    ) async rethrows -> Result {
-        let current: (@Sendable () -> Void)?? = self.state.withLock { state in
-            guard case .active(let handler) = state else { return nil }
-            state = .active(handler: { extra(); handler?() })
-            return .some(handler)
+        for handler in handlers {
+            handler()
         }
-        guard let current else {
-            extra()
-            return try await body()
-        }
-        defer {
-            self.state.withLock { state in
-                if case .active = state { state = .active(handler: current) }
-            }
-        }
-        return try await body()
     }
 
     /// Makes `handler` what ``cancel()`` runs, replacing the handler of the transport's previous
@@ -68,12 +46,36 @@ public final class TransportCancellation: Sendable {
     /// is already cancelled. A transport calls this as it moves from step to step.
     public func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
         let runNow = self.state.withLock { state in
-            guard case .active = state else { return true }
-            state = .active(handler: handler)
+            guard case .active(_, let waits, let nextToken) = state else { return true }
+            state = .active(handler: handler, waits: waits, nextToken: nextToken)
             return false
         }
         if runNow {
             handler()
         }
+    }
+
+    /// Runs `body` with `handler` added to what ``cancel()`` runs, beside the transport's
+    /// current step's handler (which it leaves in place); runs `handler` at once when the handle
+    /// is already cancelled. For the session's own waits between transport steps.
+    func whileWaiting<Result>(onCancel handler: @escaping @Sendable () -> Void, _ body: () async throws -> Result) async rethrows -> Result {
+        let token: Int? = self.state.withLock { state in
+            guard case .active(let current, var waits, let nextToken) = state else { return nil }
+            waits[nextToken] = handler
+            state = .active(handler: current, waits: waits, nextToken: nextToken + 1)
+            return nextToken
+        }
+        guard let token else {
+            handler()
+            return try await body()
+        }
+        defer {
+            self.state.withLock { state in
+                guard case .active(let current, var waits, let nextToken) = state else { return }
+                waits[token] = nil
+                state = .active(handler: current, waits: waits, nextToken: nextToken)
+            }
+        }
+        return try await body()
     }
 }

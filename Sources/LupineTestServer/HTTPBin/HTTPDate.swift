@@ -10,3 +10,11 @@ enum HTTPDate {
         return formatter.string(from: date)
     }
 }
+
+extension LupineTestServer {
+    /// `date` as the server writes dates (IMF-fixdate, RFC 9110 §5.6.7), for tests that build
+    /// the headers the server would send.
+    public static func httpDate(_ date: Date) -> String {
+        HTTPDate.string(from: date)
+    }
+}

@@ -174,6 +174,18 @@ import Testing
             #expect(done.retryCount == 0)
             #expect(retrier.asked.withLockedValue { $0 } == 0)
 
+            // A 303 turns the next hop into a GET without a body, but a retry would send the
+            // stream again: still not asked.
+            let redirected = Request(
+                url: server.baseURL.appending("/redirect-to?url=/status/503&status_code=303"),
+                method: .POST,
+                body: .stream(length: 3) { AsyncThrowingStream { $0.yield(ByteBuffer(string: "abc")); $0.finish() } }
+            )
+            let afterRedirect = await completion(of: redirected, on: manager)
+            #expect(afterRedirect.response?.statusCode == 503)
+            #expect(afterRedirect.redirectChain.count == 1)
+            #expect(retrier.asked.withLockedValue { $0 } == 0)
+
             let bytes = Request(url: server.baseURL.appending("/status/503"), method: .PUT, body: .bytes(Array("abc".utf8)))
             let retrierOfBytes = ClosureRetrier { $0.retryCount == 0 ? .retry : .doNotRetry }
             manager.interceptor = retrierOfBytes

@@ -1,4 +1,5 @@
 import Foundation
+import LupineTestServer
 import NIOHTTP1
 
 @testable import Lupine
@@ -55,11 +56,7 @@ enum RetryContextFixtures {
 
     /// The IMF-fixdate form of `date`.
     static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        LupineTestServer.httpDate(date)
     }
 }
 

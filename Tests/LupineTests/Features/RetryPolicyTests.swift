@@ -170,6 +170,13 @@ struct RetryPolicyTests {
         #expect(odd.maximumDelay == .zero)
         #expect(odd.maximumTotalTime == .zero)
         #expect(outcome(odd, Fixture.response(503)) == .doNotRetry)
+        // A delay beyond any a session waits, with a backoff that overflows: the session's longest.
+        let endless = RetryPolicy(retryLimit: .max, maximumDelay: .seconds(Int64.max), maximumTotalTime: .seconds(Int64.max), jitter: false)
+        #expect(endless.maximumDelay == RetryDecision.maximumDelay)
+        #expect(outcome(endless, Fixture.response(503, retryCount: 5000)) == .retryAfter(RetryDecision.maximumDelay))
+        #expect(outcome(endless, Fixture.response(503, headers: ["Retry-After": String(Int.max)])) == .retryAfter(RetryDecision.maximumDelay))
+        let immediate = RetryPolicy(retryLimit: .max, exponentialBackoffScale: .zero, jitter: false)
+        #expect(outcome(immediate, Fixture.response(503, retryCount: 5000)) == .retry)
     }
 
     @Test func answersTheSameThroughTheInterceptorChain() async throws {

@@ -138,6 +138,7 @@ import Testing
         #expect(head.status == .created)
         var switching = Self.running()
         #expect(switching.receivedHead(Self.response(.switchingProtocols), now: Self.t0).name == "forwardHead", "101 is final")
+        #expect(switching.running?.keepAlive == false, "a connection that switched protocols is never reused")
     }
 
     @Test func aFullConsumerHoldsReadsBackUntilItAsksForMore() {

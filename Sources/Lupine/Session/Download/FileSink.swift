@@ -63,12 +63,7 @@ struct FileSink: ResponseSink {
     /// The file is cut (to nothing for a new body, to the resumed length for a `206`) only when
     /// the body's first bytes arrive, or when it ends empty: a head followed by a stall, a cut or
     /// a cancel leaves the file as it was. The head's validator counts from that cut on.
-    mutating func receive(
-        _ body: ResponseBody,
-        head: ResponseHead,
-        task: SessionTask,
-        executor: RequestExecutor
-    ) async throws -> SinkVerdict {
+    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         guard let file else { throw LupineError.cancelled }
         let length = head.contentLength
         // The whole file's length a 206 announced, with its Content-Range.
@@ -127,8 +122,6 @@ struct FileSink: ResponseSink {
         }
         return .done
     }
-
-    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {}
 
     /// The first byte of `bytes first-last/complete`.
     private static func rangeStart(of contentRange: String?) -> Int? {

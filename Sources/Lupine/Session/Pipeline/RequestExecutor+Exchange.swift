@@ -42,8 +42,10 @@ extension RequestExecutor {
                 guard visited.insert(Self.visitKey(next)).inserted else {
                     throw LupineError.redirectFailed(.loop(next.url))
                 }
+                self.features.tell { $0.task(task, willRedirectTo: next, for: head) }
                 try await Self.discard(response.body)
                 outcome.earlierMetrics.append(response.metrics)
+                outcome.metrics = nil
                 outcome.redirectChain.append(request.url)
                 request = next
                 continue
@@ -52,6 +54,7 @@ extension RequestExecutor {
             if request.body.isReplayable, let answer = challenges.answer(head, task: task, monitors: self.features) {
                 try await Self.discard(response.body)
                 outcome.earlierMetrics.append(response.metrics)
+                outcome.metrics = nil
                 request.setValue(answer.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
                 continue
             }
@@ -75,7 +78,6 @@ extension RequestExecutor {
         if !request.body.isReplayable, !followed.body.isReplayable {
             throw .redirectFailed(.bodyNotReplayable(followed.url))
         }
-        self.features.tell { $0.task(task, willRedirectTo: followed, for: head) }
         return followed
     }
 

@@ -2,19 +2,22 @@ extension RequestExecutor {
     /// How long to wait before sending the failed attempt again, or `nil` to deliver the failure.
     ///
     /// The retriers are asked only when there are some, the failure is not a cancellation, and
-    /// the request's body can be sent again. A retrier that throws, or that decides
-    /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with
-    /// ``LupineError/requestRetryFailed(underlying:original:)``.
+    /// the body of `sent` (the attempt's first request, which a retry sends again) and of the hop
+    /// that failed can be sent again. A retrier that throws, or that decides
+    /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with its error: a
+    /// ``LupineError`` as itself (an interceptor's `authenticationFailed`, a cancel), anything
+    /// else as ``LupineError/requestRetryFailed(underlying:original:)``.
     func retryDelay(
         after failure: LupineError,
+        sending sent: Request,
         response: ResponseHead?,
         of task: SessionTask,
         outcome: ExecutionOutcome,
-        started: ContinuousClock.Instant
+        started: ContinuousClock.Instant?
     ) async throws(LupineError) -> Duration? {
-        guard let retrier = self.features.interceptor else { return nil }
+        guard let retrier = self.features.interceptor, let started else { return nil }
         if case .cancelled = failure { return nil }
-        guard outcome.request.body.isReplayable, !task.isCancelling else { return nil }
+        guard sent.body.isReplayable, outcome.request.body.isReplayable, !task.isCancelling else { return nil }
         let context = RetryContext(
             task: task,
             request: outcome.request,
@@ -28,7 +31,7 @@ extension RequestExecutor {
             decision = try await Self.cancellable(by: task) { try await retrier.retry(context) }
         } catch {
             if task.isCancelling { throw .cancelled }
-            throw .requestRetryFailed(underlying: error, original: failure)
+            throw Self.retrierFailure(error, original: failure)
         }
         // A retrier cancelled with the task may answer anything (a refresh's cancellation as its error).
         if task.isCancelling { throw .cancelled }
@@ -41,13 +44,22 @@ extension RequestExecutor {
         case .doNotRetry:
             return nil
         case .doNotRetryWithError(let error):
-            throw .requestRetryFailed(underlying: error, original: failure)
+            throw Self.retrierFailure(error, original: failure)
+        }
+    }
+
+    /// What the task fails with when its retrier gives `error` about the attempt that failed with `original`.
+    private static func retrierFailure(_ error: any Error, original: LupineError) -> LupineError {
+        switch error {
+        case let error as LupineError: return error
+        case is CancellationError: return .cancelled
+        default: return .requestRetryFailed(underlying: error, original: original)
         }
     }
 
     /// Gets ready to send the attempt again: drains the refused response's body (so its
-    /// connection can be reused), keeps its metrics, and waits `delay`; a cancel of the task
-    /// ends the wait at once.
+    /// connection can be reused), keeps the failed request's metrics, and waits `delay`; a
+    /// cancel of the task ends the wait at once.
     func prepareRetry(
         after delay: Duration,
         of task: SessionTask,
@@ -55,9 +67,12 @@ extension RequestExecutor {
         discarding response: TransportResponse?
     ) async throws {
         if let response {
-            try await Self.discard(response.body)
-            outcome.earlierMetrics.append(response.metrics)
-        } else if let metrics = outcome.metrics {
+            // The retry is decided: a body that fails to drain only costs its connection.
+            try? await Self.discard(response.body)
+            try task.checkCancellation()
+            outcome.metrics = response.metrics
+        }
+        if let metrics = outcome.metrics {
             outcome.earlierMetrics.append(metrics)
         }
         outcome.metrics = nil
@@ -71,15 +86,16 @@ extension RequestExecutor {
         try task.checkCancellation()
     }
 
-    /// Runs `operation` (a wait, or a caller's adapter or retrier) on a Swift task of its own
-    /// that a cancel of `task` cancels, whether by ``SessionTask/cancel()`` (which cannot reach
-    /// the Swift task a task runs inline in) or by its Swift task being cancelled.
+    /// Runs `operation` (a wait, or a caller's adapter, retrier, cache or handler) on a Swift
+    /// task of its own that a cancel of `task` cancels, whether by ``SessionTask/cancel()``
+    /// (which cannot reach the Swift task a task runs inline in) or by its Swift task being
+    /// cancelled.
     static func cancellable<Value: Sendable>(
         by task: SessionTask,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let child = Task { try await operation() }
-        return try await task.transportCancellation.alsoCancelling(with: { child.cancel() }) {
+        return try await task.transportCancellation.whileWaiting(onCancel: { child.cancel() }) {
             try await withTaskCancellationHandler {
                 try await child.value
             } onCancel: {

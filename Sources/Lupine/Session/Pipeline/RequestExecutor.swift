@@ -36,7 +36,10 @@ struct ExecutionOutcome: Sendable {
 ///
 /// A step that is not configured costs nothing: no interceptor means no adaptation and no retry
 /// point, no cache means no lookup.
-struct RequestExecutor: Sendable {
+///
+/// A class, made once per task: every step of the loop is a method, and a struct of this size
+/// would be copied, with a retain of each field, into each of their frames.
+final class RequestExecutor: Sendable {
     let transport: any Transport
     let hooks: SessionHooks
     let features: TaskFeatures
@@ -45,6 +48,24 @@ struct RequestExecutor: Sendable {
     /// The session's trust hook; `nil` for the transport's own.
     let serverTrustEvaluator: ServerTrustEvaluator?
     let logger: Logger
+
+    init(
+        transport: any Transport,
+        hooks: SessionHooks,
+        features: TaskFeatures,
+        maximumRedirects: Int,
+        credential: Credential?,
+        serverTrustEvaluator: ServerTrustEvaluator?,
+        logger: Logger
+    ) {
+        self.transport = transport
+        self.hooks = hooks
+        self.features = features
+        self.maximumRedirects = maximumRedirects
+        self.credential = credential
+        self.serverTrustEvaluator = serverTrustEvaluator
+        self.logger = logger
+    }
 
     /// Runs `task` to its outcome, its body going where the task's kind sends it.
     func run(_ task: SessionTask) async -> ExecutionOutcome {
@@ -85,12 +106,14 @@ struct RequestExecutor: Sendable {
         into sink: inout Sink,
         outcome: inout ExecutionOutcome
     ) async throws {
-        let started = ContinuousClock.now
+        // Read only for a retrier's context: a clock read is not free.
+        let started = self.features.interceptor == nil ? nil : ContinuousClock.now
         while true {
             try task.checkCancellation()
-            var request = sink.request(for: task.originalRequest)
+            let prepared = sink.request(for: task.originalRequest)
+            var request = prepared
             if sink.usesCache, let cache = self.features.urlCache,
-                let cached = try await self.cachedResponse(for: request, in: cache, task: task)
+                let cached = try await self.cachedResponse(for: prepared, in: cache, task: task)
             {
                 outcome.request = request
                 outcome.head = cached.head
@@ -98,8 +121,6 @@ struct RequestExecutor: Sendable {
                 try await sink.receive(cached: cached, task: task)
                 return
             }
-            // The cache is asked, and offered the response, for the request before adaptation.
-            let looked = request
             if let interceptor = self.features.interceptor {
                 request = try await self.adapt(request, with: interceptor, task: task, retryCount: outcome.retryCount)
             }
@@ -110,14 +131,14 @@ struct RequestExecutor: Sendable {
                 (response, head) = try await self.exchange(task, startingWith: request, outcome: &outcome)
             } catch {
                 let failure = LupineError(translating: error, from: .transport)
-                guard let delay = try await self.retryDelay(after: failure, response: nil, of: task, outcome: outcome, started: started) else {
+                guard let delay = try await self.retryDelay(after: failure, sending: request, response: nil, of: task, outcome: outcome, started: started) else {
                     throw failure
                 }
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: nil)
                 continue
             }
             if head.statusCode >= 400,
-                let delay = try await self.retryDelay(after: Self.statusFailure(head), response: head, of: task, outcome: outcome, started: started)
+                let delay = try await self.retryDelay(after: Self.statusFailure(head), sending: request, response: head, of: task, outcome: outcome, started: started)
             {
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
                 continue
@@ -126,13 +147,14 @@ struct RequestExecutor: Sendable {
                 throw LupineError.cancelled
             }
             let verdict = try await sink.receive(response.body, head: head, task: task, executor: self)
-            outcome.metrics = response.metrics
             guard case .done = verdict else {
                 outcome.earlierMetrics.append(response.metrics)
+                outcome.metrics = nil
                 continue
             }
-            if let body = sink.cacheableBody, let cache = self.features.urlCache {
-                await self.offer(CachedResponse(head: head, data: body), for: looked, to: cache, task: task)
+            outcome.metrics = response.metrics
+            if let cache = self.features.urlCache, let body = sink.cacheableBody {
+                await self.offer(CachedResponse(head: head, data: body), for: prepared, to: cache, task: task)
             }
             return
         }

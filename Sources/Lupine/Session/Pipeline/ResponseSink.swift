@@ -28,12 +28,7 @@ protocol ResponseSink {
     var cacheableBody: [UInt8]? { get }
 
     /// Takes the final response's body.
-    mutating func receive(
-        _ body: ResponseBody,
-        head: ResponseHead,
-        task: SessionTask,
-        executor: RequestExecutor
-    ) async throws -> SinkVerdict
+    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict
 
     /// Takes a stored response a cache answered with instead of the network.
     mutating func receive(cached response: CachedResponse, task: SessionTask) async throws
@@ -46,6 +41,7 @@ protocol ResponseSink {
 
 extension ResponseSink {
     mutating func prepare() async throws {}
+    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {}
     var usesCache: Bool { false }
     var cacheableBody: [UInt8]? { nil }
 }
@@ -60,12 +56,7 @@ struct MemorySink: ResponseSink {
 
     var cacheableBody: [UInt8]? { self.data }
 
-    mutating func receive(
-        _ body: ResponseBody,
-        head: ResponseHead,
-        task: SessionTask,
-        executor: RequestExecutor
-    ) async throws -> SinkVerdict {
+    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         let length = head.contentLength
         task.delegate.willReceiveBody(length: length)
         self.data = try await executor.readBody(body, expectedLength: length, of: task)
@@ -92,12 +83,7 @@ struct HandlerSink: ResponseSink {
 
     func request(for original: Request) -> Request { original }
 
-    mutating func receive(
-        _ body: ResponseBody,
-        head: ResponseHead,
-        task: SessionTask,
-        executor: RequestExecutor
-    ) async throws -> SinkVerdict {
+    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         task.delegate.willReceiveBody(length: head.contentLength)
         try await Self.handing(head, to: self.receiveHead)
         try await executor.forEachChunk(of: body, for: task) { chunk in
@@ -105,8 +91,6 @@ struct HandlerSink: ResponseSink {
         }
         return .done
     }
-
-    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {}
 
     mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
         outcome.error = error

@@ -3,22 +3,23 @@
 struct TaskFeatures: Sendable {
     /// The request's interceptor, then the session's, as one; `nil` when neither is set.
     let interceptor: (any RequestInterceptor)?
-    /// The request's redirect handler, else the session's, else the redirect hook; `nil` follows.
+    /// The request's redirect handler, else the task's redirect hook, else the session's handler,
+    /// else the session's hook; `nil` follows.
     let redirectHandler: (any RedirectHandler)?
     /// The request's cached-response handler, else the session's; `nil` stores as the cache decides.
     let cachedResponseHandler: (any CachedResponseHandler)?
     let urlCache: (any ResponseCache)?
     let monitors: [any EventMonitor]
 
-    init(request: Request, session: SessionFeatures, hooks: SessionHooks, monitors: [any EventMonitor]) {
+    init(request: Request, session: SessionFeatures, taskHooks: SessionHooks, sessionHooks: SessionHooks, monitors: [any EventMonitor]) {
         switch (request.interceptor, session.interceptor) {
         case (let own?, let shared?): self.interceptor = Interceptor(interceptors: [own, shared])
         case (let own?, nil): self.interceptor = own
         case (nil, let shared): self.interceptor = shared
         }
         self.redirectHandler =
-            request.redirectHandler ?? session.redirectHandler
-            ?? hooks.willPerformRedirection.map { HookRedirectHandler(hook: $0) }
+            request.redirectHandler ?? taskHooks.willPerformRedirection.map { HookRedirectHandler(hook: $0) }
+            ?? session.redirectHandler ?? sessionHooks.willPerformRedirection.map { HookRedirectHandler(hook: $0) }
         self.cachedResponseHandler = request.cachedResponseHandler ?? session.cachedResponseHandler
         self.urlCache = session.urlCache
         self.monitors = monitors

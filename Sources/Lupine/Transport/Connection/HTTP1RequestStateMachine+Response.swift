@@ -21,7 +21,8 @@ extension HTTP1RequestStateMachine {
             self.state = .running(running)
             return .none
         }
-        running.keepAlive = running.keepAlive && head.isKeepAlive
+        // A connection that switched protocols no longer speaks HTTP/1.1: never reused.
+        running.keepAlive = running.keepAlive && head.isKeepAlive && head.status != .switchingProtocols
         var stopUpload = false
         if case .sendingBody(_, _, let parked) = running.requestPhase {
             // The server answered before the request body was complete: stop sending (the server
