@@ -97,9 +97,13 @@ struct LupineBench {
         let rounds = 10
         print("\nsession layer alone: GET \(url) replayed from memory (\(recorded.body.readableBytes)-byte body), \(rounds) alternating rounds")
         let manager = HTTPSessionManager(transport: recorded)
+        // The same session with a retry policy that never has to retry: the retry point's cost.
+        let retrying = HTTPSessionManager(transport: recorded)
+        retrying.interceptor = RetryPolicy()
         let serializer = JSONResponseSerializer()
         var transportRounds: [BenchmarkResult] = []
         var sessionRounds: [BenchmarkResult] = []
+        var retryRounds: [BenchmarkResult] = []
         for _ in 0..<rounds {
             transportRounds.append(
                 try await LoadRunner.run(client: "recorded transport", concurrency: 1, requests: requests / rounds, warmUp: 200) {
@@ -112,8 +116,14 @@ struct LupineBench {
                     _ = try await manager.request(.GET, url, serializer: serializer)
                 }
             )
+            retryRounds.append(
+                try await LoadRunner.run(client: "... + RetryPolicy", concurrency: 1, requests: requests / rounds, warmUp: 200) {
+                    _ = try await retrying.request(.GET, url, serializer: serializer)
+                }
+            )
         }
         ResultTable.printLayerCost(transportRounds: transportRounds, sessionRounds: sessionRounds)
+        ResultTable.printLayerCost(transportRounds: sessionRounds, sessionRounds: retryRounds, what: "a RetryPolicy with nothing to retry")
     }
 
     /// The large-transfer rows, against `external` or else a server in a child process.

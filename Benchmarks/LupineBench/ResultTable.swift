@@ -35,7 +35,8 @@ enum ResultTable {
     /// Prints the bare transport and the session path side by side, round by round, with the
     /// latency the session adds: the median of the rounds' differences, which a slow phase of a
     /// shared machine moves less than it moves either side.
-    static func printLayerCost(transportRounds: [BenchmarkResult], sessionRounds: [BenchmarkResult]) {
+    /// `what` names what the second path adds; the 10 µs bar is the session layer's.
+    static func printLayerCost(transportRounds: [BenchmarkResult], sessionRounds: [BenchmarkResult], what: String = "session layer") {
         let transport = BenchmarkResult(merging: transportRounds)
         let session = BenchmarkResult(merging: sessionRounds)
         Swift.print(Self.header)
@@ -50,7 +51,8 @@ enum ResultTable {
         Swift.print("added at the median, round by round: " + added.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " µs")
         Swift.print(
             String(
-                format: "session layer adds %.1f µs per request (median of the rounds; lowest %.1f), %.1f µs on average; bar 10 µs: %@",
+                format: "%@ adds %.1f µs per request (median of the rounds; lowest %.1f), %.1f µs on average; bar 10 µs: %@",
+                what,
                 median,
                 sorted.first ?? 0,
                 addedMean,
