@@ -11,7 +11,12 @@ public struct AdaptContext: Sendable {
 /// Changes each request just before it is sent: signs it, adds a token, rewrites a header.
 ///
 /// Called once per attempt (the first and every retry), before redirects and challenges of
-/// that attempt, never for a response served from a cache. A throw fails the task with
+/// that attempt, never for a response served from a cache. It runs in the task's own Swift
+/// task, so cancelling that Swift task reaches it; a task of the async API runs in its caller's
+/// Swift task, where ``SessionTask/cancel()`` (or invalidating the session) cannot, so an
+/// adapter that may wait long ends its wait when `context.task` is cancelled, as
+/// ``AuthenticationInterceptor`` does. A retrier, a retry delay and a redirect handler run where
+/// any cancel reaches them. A throw fails the task with
 /// ``LupineError/requestAdaptationFailed(underlying:)`` (a ``LupineError`` is reported as itself)
 /// and nothing is sent.
 public protocol RequestAdapter: Sendable {

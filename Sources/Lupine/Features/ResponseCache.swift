@@ -45,6 +45,10 @@ public enum CacheLookup: Sendable {
 /// A response from the network whose body was read whole (data and upload tasks) is offered to
 /// ``store(_:for:)`` once the ``CachedResponseHandler`` (the request's, else the session's) let it.
 /// Downloads and streamed responses neither come from nor go to the cache.
+///
+/// The cache and the handler are called in the task's own Swift task, on every request: they
+/// should answer at once (keep slow disk work off that path), and a task cancelled while they
+/// run stops right after them.
 public protocol ResponseCache: Sendable {
     /// What is stored for `request`.
     func lookup(_ request: Request) async -> CacheLookup

@@ -7,8 +7,9 @@ extension RequestExecutor {
     func cachedResponse(for request: Request, in cache: any ResponseCache, task: SessionTask) async throws(LupineError) -> CachedResponse? {
         guard request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
         let found: CachedResponse
-        // A lookup a cancel ended is a miss; the loop then stops at its next check.
-        let lookup = (try? await Self.cancellable(by: task) { await cache.lookup(request) }) ?? .miss
+        // Asked in the task itself (a cache answers at once): no hop to another Swift task on
+        // every request. A cancel during the lookup stops the task right after it.
+        let lookup = await cache.lookup(request)
         if task.isCancelling { throw .cancelled }
         switch (request.cachePolicy, lookup) {
         case (_, .fresh(let response)),
@@ -27,15 +28,13 @@ extension RequestExecutor {
     /// Offers a response read whole to the task's ``CachedResponseHandler`` and stores what it
     /// returns.
     func offer(_ response: CachedResponse, for request: Request, to cache: any ResponseCache, task: SessionTask) async {
-        // A cancel ends a handler or a store that waits (nothing is stored then).
-        _ = try? await Self.cancellable(by: task) {
-            var kept: CachedResponse? = response
-            if let handler = self.features.cachedResponseHandler {
-                kept = await handler.task(task, willCache: response)
-            }
-            if let kept, !Task.isCancelled {
-                await cache.store(kept, for: request)
-            }
+        var kept: CachedResponse? = response
+        if let handler = self.features.cachedResponseHandler {
+            kept = await handler.task(task, willCache: response)
+        }
+        // A task cancelled meanwhile stores nothing.
+        if let kept, !task.isCancelling {
+            await cache.store(kept, for: request)
         }
     }
 }

@@ -169,7 +169,10 @@ final class RequestExecutor: Sendable {
     ) async throws(LupineError) -> Request {
         do {
             let context = AdaptContext(task: task, retryCount: retryCount)
-            let adapted = try await Self.cancellable(by: task) { try await interceptor.adapt(request, for: context) }
+            // In the task itself: a hop to another Swift task on every request would cost more
+            // than most adapters. One that waits (for a token) listens for the task's cancel
+            // itself, as AuthenticationInterceptor does.
+            let adapted = try await interceptor.adapt(request, for: context)
             self.features.tell { $0.task(task, didAdapt: request, to: adapted) }
             return adapted
         } catch {
