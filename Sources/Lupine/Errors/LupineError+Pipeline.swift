@@ -17,15 +17,15 @@ extension LupineError {
     var pipelineDescription: String {
         switch self {
         case .requestAdaptationFailed(let underlying):
-            return "the request was not sent: its adapter failed: \(Self.words(underlying))"
+            return "the request was not sent: its adapter failed: \(TransportErrorWords.describe(underlying))"
         case .requestRetryFailed(let underlying, let original):
-            return "the retrier failed (\(Self.words(underlying))) after: \(original.description)"
+            return "the retrier failed (\(TransportErrorWords.describe(underlying))) after: \(original.description)"
         case .authenticationFailed(.missingCredential):
             return "the request was not sent: the authentication interceptor has no credential"
         case .authenticationFailed(.excessiveRefresh(let count, let interval)):
             return "the credential was refreshed \(count) times within \(interval) and is still refused; giving up"
         case .authenticationFailed(.refreshFailed(let underlying)):
-            return "the credential could not be refreshed: \(Self.words(underlying))"
+            return "the credential could not be refreshed: \(TransportErrorWords.describe(underlying))"
         case .authenticationFailed(.refreshTimedOut(let timeout)):
             return "the credential refresh did not finish within \(timeout)"
         case .resourceUnavailable(let url):
@@ -33,10 +33,5 @@ extension LupineError {
         default:
             return self.description
         }
-    }
-
-    /// An error's own sentence: a Lupine error's description, anything else as the transport words it.
-    private static func words(_ error: any Error) -> String {
-        (error as? LupineError)?.description ?? TransportErrorWords.describe(error)
     }
 }

@@ -51,7 +51,8 @@ extension RequestExecutor {
                 continue
             }
             // A body produced once cannot be sent with the answer: the challenge is delivered.
-            if request.body.isReplayable, let answer = challenges.answer(head, task: task, monitors: self.features) {
+            // (The status first: telling a file body's replayability costs a `stat`.)
+            if head.statusCode == 401, request.body.isReplayable, let answer = challenges.answer(head, task: task, monitors: self.features) {
                 try await Self.discard(response.body)
                 outcome.earlierMetrics.append(response.metrics)
                 outcome.metrics = nil

@@ -86,8 +86,8 @@ extension RequestExecutor {
         try task.checkCancellation()
     }
 
-    /// Runs `operation` (a wait, or a caller's adapter, retrier, cache or handler) on a Swift
-    /// task of its own that a cancel of `task` cancels, whether by ``SessionTask/cancel()``
+    /// Runs `operation` (a retry delay, a caller's retrier or redirect handler: never on the
+    /// path of a request that succeeds at once, since it costs a hop) on a Swift task of its own that a cancel of `task` cancels, whether by ``SessionTask/cancel()``
     /// (which cannot reach the Swift task a task runs inline in) or by its Swift task being
     /// cancelled.
     static func cancellable<Value: Sendable>(
