@@ -53,7 +53,10 @@ struct HTTPExchange {
             let manager = HTTPSessionManager(baseURL: request.url)
             try manager.setSecurityPolicy(self.options.securityPolicy())
             manager.maximumRedirects = self.options.maxRedirects
-            manager.interceptor = self.options.retryPolicy
+            if let policy = self.options.retryPolicy {
+                manager.interceptor = policy
+                manager.eventMonitors = [RetryNotice(retryLimit: policy.retryLimit)]
+            }
             return (request, manager)
         } catch let error as LupineError {
             throw Self.fail(error.description, code: 1)

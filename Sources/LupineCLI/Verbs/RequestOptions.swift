@@ -103,8 +103,8 @@ struct RequestOptions: ParsableArguments {
         if !(0...1000).contains(retry) {
             throw ValidationError("--retry takes a count from 0 to 1000.")
         }
-        if let retryMaxTime, !(retryMaxTime > 0 && retryMaxTime <= 86400) {
-            throw ValidationError("--retry-max-time takes a number of seconds above 0, at most 86400.")
+        if let retryMaxTime, !(retryMaxTime >= 0.001 && retryMaxTime <= 86400) {
+            throw ValidationError("--retry-max-time takes a number of seconds from 0.001 to 86400.")
         }
         if maxRedirects < 0 {
             throw ValidationError("--max-redirects cannot be negative.")
@@ -123,8 +123,10 @@ struct RequestOptions: ParsableArguments {
     /// The retry policy `--retry` and `--retry-max-time` ask for; `nil` without `--retry`.
     var retryPolicy: RetryPolicy? {
         guard retry > 0 else { return nil }
-        guard let retryMaxTime else { return RetryPolicy(retryLimit: retry) }
-        return RetryPolicy(retryLimit: retry, maximumTotalTime: .milliseconds(Int64(retryMaxTime * 1000)))
+        // As curl: a Retry-After is waited out whole when it fits in the budget, and ends the
+        // retries when it does not (never cut short into an early retry).
+        let budget = retryMaxTime.map { Duration.milliseconds(Int64($0 * 1000)) } ?? RetryPolicy.defaultMaximumTotalTime
+        return RetryPolicy(retryLimit: retry, maximumDelay: budget, maximumTotalTime: budget)
     }
 
     /// The parsed request items, in order.

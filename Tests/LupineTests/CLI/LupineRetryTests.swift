@@ -20,6 +20,10 @@ import Testing
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(LupineCommandLineTests.json(outcome.stdout)?["attempt"] as? Int == 3)
         #expect(try await Self.attempts("cli-ok", on: server) == 3)
+        // Each retry is announced on stderr, as curl's "Will retry" warning.
+        let notices = outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("lupine: HTTP 502; retrying in ") }
+        #expect(notices.count == 2, "\(outcome.stderr)")
+        #expect(notices.last?.hasSuffix("0 retries left") == true)
     }
 
     @Test func withoutRetryOrPastItsCountTheFailureIsDelivered() async throws {
@@ -49,10 +53,16 @@ import Testing
         ])
         #expect(beyond.status == 5)
         #expect(try await Self.attempts("cli-budget", on: server) == 1)
+        // Beyond the default budget (120 s) too: given up at once, never cut into an early retry.
+        let far = try await LupineCommandLineTests.lupine([
+            "get", server.baseURL.absoluteString + "/retry/cli-far/retry-after/1?status=503&after=200", "--retry", "1", "--check-status",
+        ])
+        #expect(far.status == 5)
+        #expect(try await Self.attempts("cli-far", on: server) == 1)
     }
 
     @Test func badRetryOptionsAreRefused() async throws {
-        for arguments in [["--retry", "-1"], ["--retry", "lots"], ["--retry", "2", "--retry-max-time", "0"], ["--retry-max-time", "nan"]] {
+        for arguments in [["--retry", "-1"], ["--retry", "lots"], ["--retry", "2", "--retry-max-time", "0"], ["--retry-max-time", "nan"], ["--retry", "1", "--retry-max-time", "1e-300"]] {
             let outcome = try await LupineCommandLineTests.lupine(["get", "http://127.0.0.1:9/get"] + arguments)
             #expect(outcome.status == 64, "\(arguments)")
             #expect(outcome.stderr.contains("retry"), "\(arguments): \(outcome.stderr)")
