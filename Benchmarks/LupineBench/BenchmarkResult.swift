@@ -7,14 +7,17 @@ struct BenchmarkResult {
     /// Per-request latencies in nanoseconds, sorted.
     let latencies: [UInt64]
     let peakRSSBytes: Int
+    /// The process's CPU time and context switches over the run (nil for merged rounds).
+    let usage: ResourceUsage?
 
-    init(client: String, concurrency: Int, seconds: Double, latencies: [UInt64], peakRSSBytes: Int) {
+    init(client: String, concurrency: Int, seconds: Double, latencies: [UInt64], peakRSSBytes: Int, usage: ResourceUsage? = nil) {
         self.client = client
         self.concurrency = concurrency
         self.requests = latencies.count
         self.seconds = seconds
         self.latencies = latencies.sorted()
         self.peakRSSBytes = peakRSSBytes
+        self.usage = usage
     }
 
     /// The rounds of one client taken together: all latencies, the summed time, the highest peak.

@@ -17,6 +17,7 @@ enum LoadRunner {
             try await request()
         }
         PeakMemory.reset()
+        let usage = ResourceUsage.now()
         let started = ContinuousClock.now
         let latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
             for worker in 0..<concurrency {
@@ -39,7 +40,8 @@ enum LoadRunner {
             concurrency: concurrency,
             seconds: (ContinuousClock.now - started).seconds,
             latencies: latencies,
-            peakRSSBytes: PeakMemory.peakResidentBytes()
+            peakRSSBytes: PeakMemory.peakResidentBytes(),
+            usage: ResourceUsage.now() - usage
         )
     }
 
@@ -56,6 +58,7 @@ enum LoadRunner {
             try await request().get()
         }
         PeakMemory.reset()
+        let usage = ResourceUsage.now()
         let samples = NIOLockedValueBox<[UInt64]>([])
         let started = ContinuousClock.now
         let chains = (0..<concurrency).map { worker in
@@ -68,7 +71,8 @@ enum LoadRunner {
             concurrency: concurrency,
             seconds: (ContinuousClock.now - started).seconds,
             latencies: samples.withLockedValue { $0 },
-            peakRSSBytes: PeakMemory.peakResidentBytes()
+            peakRSSBytes: PeakMemory.peakResidentBytes(),
+            usage: ResourceUsage.now() - usage
         )
     }
 

@@ -6,96 +6,83 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// `lupine-bench`: small-GET throughput and latency of Lupine's transport against
-/// AsyncHTTPClient's two APIs, the session layer's cost over the transport, and 1 GiB transfers
-/// to and from files against curl, on the same server in the same run.
+/// `lupine-bench`: the session layer against Lupine's bare transport, AsyncHTTPClient's two APIs,
+/// URLSession and wrk over the network; the session layer's cost on a transport replayed from
+/// memory; and 1 GiB transfers to and from files against curl.
 ///
-/// Usage: `swift run -c release lupine-bench [--url http://HOST:PORT] [--requests N]
-/// [--transfer-bytes N] [--only session|transport|layer|transfers]`.
-/// Without `--url` the test server runs in this process and shares its two cores with the clients.
+/// Usage: `swift run -c release lupine-bench [--only session|layer|cache|transfers] [--rounds N]
+/// [--requests N] [--transfer-bytes N]`, or `--profile transport|session [--concurrency N]
+/// [--url BASE]` to run one path alone under a profiler (`perf record -g lupine-bench --profile session`).
+/// Servers run in processes of their own, pinned to the last core while the clients keep the first.
 @main
 struct LupineBench {
-    static let connectionsPerHost = 6
-
     static func main() async throws {
         let arguments = CommandLine.arguments
+        // Swift concurrency on NIO's event loops when asked: an await that NIO
+        // resumes then carries on on the same thread. Installed before anything is enqueued.
+        let onEventLoops = arguments.contains("--nio-executor") && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         if arguments.contains("--serve") {
             try await ServerProcess.serve()
         }
-        let externalURL = Self.value(of: "--url", in: arguments).flatMap(URL.init(string:))
-        let requestsAtFullConcurrency = Self.value(of: "--requests", in: arguments).flatMap(Int.init) ?? 20_000
-
-        let server: LupineTestServer? = externalURL == nil ? try await LupineTestServer.start() : nil
-        guard let base = externalURL ?? server?.baseURL else { return }
-        let url = base.absoluteString + "/bytes/100"
-        let arrangement =
-            server == nil
-            ? "server in another process at \(base.absoluteString)"
-            : "in-process LupineTestServer at \(base.absoluteString), sharing the machine's cores with the clients"
-        print("lupine-bench: GET \(url) (100-byte body), \(Self.connectionsPerHost) connections per host for every client")
-        print("arrangement: \(arrangement); \(ProcessInfo.processInfo.activeProcessorCount) cores")
-
+        let requests = Self.value(of: "--requests", in: arguments).flatMap(Int.init) ?? 20_000
+        let rounds = Self.value(of: "--rounds", in: arguments).flatMap(Int.init) ?? 5
         let transferSize = Self.value(of: "--transfer-bytes", in: arguments).flatMap(Int.init) ?? (1 << 30)
-        if Self.value(of: "--only", in: arguments) == "transfers" {
-            try await Self.transfers(external: externalURL, size: transferSize)
-            await server?.stop()
+        if let path = Self.value(of: "--profile", in: arguments) {
+            let concurrency = Self.value(of: "--concurrency", in: arguments).flatMap(Int.init) ?? 64
+            try await Self.profile(path, url: Self.value(of: "--url", in: arguments), concurrency: concurrency, requests: requests)
             return
         }
-        if Self.value(of: "--only", in: arguments) == "layer" {
-            try await Self.sessionLayer(url: base.absoluteString + "/get?x=1", requests: requestsAtFullConcurrency)
-            await server?.stop()
-            return
+        let only = Self.value(of: "--only", in: arguments)
+        print(
+            "lupine-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores; Swift concurrency "
+                + (onEventLoops ? "on NIO's event loops" : "on Swift's own pool (--nio-executor to run it on NIO's event loops)")
+        )
+        if only == nil || only == "session" {
+            let server = try PinnedServer()
+            defer { server.stop() }
+            try await NetworkComparison.run(server: server, rounds: rounds, requests: requests)
         }
-        if let path = Self.value(of: "--only", in: arguments) {
-            // One path alone, for a profiler: `perf record lupine-bench --only session`.
-            let jsonURL = base.absoluteString + "/get?x=1"
-            let result =
-                path == "session"
-                ? try await Self.sessionManager(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency)
-                : try await Self.lupine(url: jsonURL, concurrency: 1, requests: requestsAtFullConcurrency)
-            ResultTable.print([result])
-            await server?.stop()
-            return
+        if only == nil || only == "layer" {
+            try await Self.layerCost(requests: requests)
         }
-        var results: [BenchmarkResult] = []
-        for concurrency in [1, 64] {
-            let requests = concurrency == 1 ? requestsAtFullConcurrency / 4 : requestsAtFullConcurrency
-            results.append(try await Self.lupine(url: url, concurrency: concurrency, requests: requests))
-            results.append(try await Self.asyncHTTPClientFutures(url: url, concurrency: concurrency, requests: requests))
-            results.append(try await Self.asyncHTTPClientAsync(url: url, concurrency: concurrency, requests: requests))
+        if only == nil || only == "cache" {
+            let server = try PinnedServer()
+            defer { server.stop() }
+            try await CacheBenchmark.run(server: server, requests: requests)
         }
-        ResultTable.print(results)
-
-        try await Self.sessionLayer(url: base.absoluteString + "/get?x=1", requests: requestsAtFullConcurrency)
-        try await Self.transfers(external: externalURL, size: transferSize)
-        await server?.stop()
+        if only == nil || only == "transfers" {
+            let child = try ServerProcess()
+            defer { child.stop() }
+            print("\nlarge transfers: LupineTestServer at \(child.baseURL.absoluteString) in a child process")
+            TransferBenchmark.print(try await TransferBenchmark.run(base: child.baseURL, size: transferSize))
+        }
     }
 
-    /// What the session layer adds to a small JSON GET: the whole `HTTPSessionManager` path
-    /// (serialize, transport, JSON response serializer) against the bare transport, over the
-    /// network and then on a transport that replays the response from memory.
-    static func sessionLayer(url: String, requests: Int) async throws {
-        let rounds = 10
-        let perRound = requests / 4 / rounds
-        print("\nsession layer: GET \(url) (httpbin JSON), concurrency 1, both on Lupine's transport, \(rounds) alternating rounds")
-        var transportRounds: [BenchmarkResult] = []
-        var sessionRounds: [BenchmarkResult] = []
-        for _ in 0..<rounds {
-            transportRounds.append(try await Self.lupine(url: url, concurrency: 1, requests: perRound))
-            sessionRounds.append(try await Self.sessionManager(url: url, concurrency: 1, requests: perRound))
-        }
-        ResultTable.printLayerCost(transportRounds: transportRounds, sessionRounds: sessionRounds)
-        try await Self.layerCost(url: url, requests: requests)
+    /// One path alone for a profiler, against `url` or a pinned server of its own.
+    static func profile(_ path: String, url: String?, concurrency: Int, requests: Int) async throws {
+        let server = url == nil ? try PinnedServer() : nil
+        defer { server?.stop() }
+        guard let target = url.map({ $0 + "/get" }) ?? server?.documentURL else { return }
+        _ = PinnedServer.pinClient()
+        let result =
+            path == "session"
+            ? try await Self.sessionManager(url: target, concurrency: concurrency, requests: requests, configuration: TransportConfiguration())
+            : try await Self.lupine(url: target, concurrency: concurrency, requests: requests, configuration: TransportConfiguration())
+        ResultTable.print([result])
     }
 
-    /// The session layer's own cost: the same two paths on a transport that replays the server's
-    /// recorded response from memory, so the network's variance is out of the difference.
-    static func layerCost(url: String, requests: Int) async throws {
+    /// The session layer's own cost on a stand-in: the same two paths on a transport that replays
+    /// the server's recorded response from memory. It leaves out what real load brings (the
+    /// scheduler, timers, cache misses), so it is labelled as such and never quoted as the result.
+    static func layerCost(requests: Int) async throws {
+        let server = try PinnedServer()
+        let url = server.documentURL
         guard let target = URL(string: url) else { throw BenchError.invalidURL(url) }
         let headers = HTTPRequestSerializer().httpRequestHeaders
         let recorded = try await RecordedTransport.record(target, headers: headers)
+        server.stop()
         let rounds = 10
-        print("\nsession layer alone: GET \(url) replayed from memory (\(recorded.body.readableBytes)-byte body), \(rounds) alternating rounds")
+        print("\nIN-MEMORY STAND-IN, not the result: GET \(url) replayed from memory (\(recorded.body.readableBytes)-byte body), \(rounds) alternating rounds")
         let manager = HTTPSessionManager(transport: recorded)
         // The same session with a retry policy that never has to retry: the retry point's cost.
         let retrying = HTTPSessionManager(transport: recorded)
@@ -122,23 +109,12 @@ struct LupineBench {
                 }
             )
         }
-        ResultTable.printLayerCost(transportRounds: transportRounds, sessionRounds: sessionRounds)
-        ResultTable.printLayerCost(transportRounds: sessionRounds, sessionRounds: retryRounds, what: "a RetryPolicy with nothing to retry")
+        ResultTable.printLayerCost(transportRounds: transportRounds, sessionRounds: sessionRounds, what: "on the in-memory stand-in, the session layer")
+        ResultTable.printLayerCost(transportRounds: sessionRounds, sessionRounds: retryRounds, what: "on the in-memory stand-in, a RetryPolicy with nothing to retry")
     }
 
-    /// The large-transfer rows, against `external` or else a server in a child process.
-    static func transfers(external: URL?, size: Int) async throws {
-        let child = external == nil ? try ServerProcess() : nil
-        defer { child?.stop() }
-        guard let base = external ?? child?.baseURL else { return }
-        print("\nlarge transfers: server at \(base.absoluteString) in \(external == nil ? "a child" : "another") process")
-        TransferBenchmark.print(try await TransferBenchmark.run(base: base, size: size))
-    }
-
-    static func lupine(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
-        let transport = NIOTransport(
-            configuration: .init(maximumConnectionsPerHost: Self.connectionsPerHost, decompressesResponses: false)
-        )
+    static func lupine(url: String, concurrency: Int, requests: Int, configuration: TransportConfiguration) async throws -> BenchmarkResult {
+        let transport = NIOTransport(configuration: configuration)
         guard let target = URL(string: url) else { throw BenchError.invalidURL(url) }
         // The header fields a session sends too, so both paths carry the same request.
         let headers = HTTPRequestSerializer().httpRequestHeaders
@@ -155,10 +131,11 @@ struct LupineBench {
         return result
     }
 
-    static func sessionManager(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
-        let manager = HTTPSessionManager(
-            configuration: .init(maximumConnectionsPerHost: Self.connectionsPerHost, decompressesResponses: false)
-        )
+    static func sessionManager(url: String, concurrency: Int, requests: Int, configuration: TransportConfiguration) async throws -> BenchmarkResult {
+        let manager = HTTPSessionManager(configuration: configuration)
+        // The session layer itself, as before the cache: the document would be answered from the
+        // default cache once its heuristic freshness grows (see `--only cache` for hits).
+        manager.urlCache = nil
         let serializer = JSONResponseSerializer()
         let result = try await LoadRunner.run(
             client: "HTTPSessionManager + JSON",
@@ -172,8 +149,8 @@ struct LupineBench {
         return result
     }
 
-    static func asyncHTTPClientFutures(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
-        let client = Self.makeAsyncHTTPClient()
+    static func asyncHTTPClientFutures(url: String, concurrency: Int, requests: Int, connections: Int?) async throws -> BenchmarkResult {
+        let client = Self.makeAsyncHTTPClient(connections: connections)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
         let result = try await LoadRunner.runFutures(
             client: "AsyncHTTPClient futures",
@@ -188,8 +165,8 @@ struct LupineBench {
         return result
     }
 
-    static func asyncHTTPClientAsync(url: String, concurrency: Int, requests: Int) async throws -> BenchmarkResult {
-        let client = Self.makeAsyncHTTPClient()
+    static func asyncHTTPClientAsync(url: String, concurrency: Int, requests: Int, connections: Int?) async throws -> BenchmarkResult {
+        let client = Self.makeAsyncHTTPClient(connections: connections)
         let result = try await LoadRunner.run(
             client: "AsyncHTTPClient async",
             concurrency: concurrency,
@@ -203,9 +180,12 @@ struct LupineBench {
         return result
     }
 
-    static func makeAsyncHTTPClient() -> HTTPClient {
+    /// An AsyncHTTPClient with its default pool, or `connections` per host.
+    static func makeAsyncHTTPClient(connections: Int?) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost
+        if let connections {
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
+        }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -220,4 +200,7 @@ enum BenchError: Error {
     case invalidURL(String)
     case curlFailed(Int32)
     case incompleteTransfer(Int)
+    case serverDidNotStart
+    /// A cache that should hold the response did not.
+    case cacheMiss(String)
 }

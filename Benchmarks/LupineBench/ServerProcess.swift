@@ -5,16 +5,22 @@ import LupineTestServer
 /// the peak RSS the transfer rows report is the client's alone.
 final class ServerProcess {
     let baseURL: URL
-    private let process: Process
+    let process: Process
 
-    /// Starts the child and waits for the URL it prints.
-    init() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--serve"]
+    /// Starts the child (on core `core` when given) and waits for the URL it prints.
+    init(pinnedTo core: Int? = nil) throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process: Process
+        if core != nil {
+            process = try PinnedServer.pinned(executable, ["--serve"], output: output)
+        } else {
+            process = Process()
+            process.executableURL = executable
+            process.arguments = ["--serve"]
+            process.standardOutput = output
+            try process.run()
+        }
         var line = Data()
         while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
             line.append(byte)

@@ -8,14 +8,29 @@ struct LupineCommand: AsyncParsableCommand {
         abstract: "An HTTP client and test toolkit built on the Lupine library.",
         subcommands: [
             GetCommand.self, HeadCommand.self, PostCommand.self, PutCommand.self, PatchCommand.self, DeleteCommand.self,
-            DownloadCommand.self, ServeCommand.self, DemoCommand.self,
+            DownloadCommand.self, ServeCommand.self, DemoCommand.self, ReachabilityCommand.self,
         ]
     )
 
     /// Runs the command line, after making sure descriptors 0, 1 and 2 are open (see
-    /// ``StandardOutput/reserveStandardDescriptors()``) before anything else opens one.
+    /// ``StandardOutput/reserveStandardDescriptors()``) before anything else opens one, and that
+    /// every argument is UTF-8 text.
     static func main() async {
         StandardOutput.reserveStandardDescriptors()
+        if let position = Self.firstArgumentNotUTF8() {
+            Self.exit(withError: ValidationError(
+                "argument \(position) is not UTF-8 text; Lupine would read it with its bytes replaced and use another name, path or value than the one given"
+            ))
+        }
         await Self.main(nil)
+    }
+
+    /// The position (from 1) of the first argument whose bytes are not UTF-8, which Swift's
+    /// `CommandLine.arguments` would silently repair: a `--cache` or `-o` path would then name
+    /// another file than the user's.
+    private static func firstArgumentNotUTF8() -> Int? {
+        (1..<Int(CommandLine.argc)).first { index in
+            CommandLine.unsafeArgv[index].map { String(validatingCString: $0) == nil } ?? false
+        }
     }
 }

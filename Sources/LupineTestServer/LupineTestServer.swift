@@ -28,6 +28,10 @@ import ServiceLifecycle
 /// memory only within ``Configuration/maximumRequestBodySize`` (413 beyond it) and
 /// ``Configuration/requestBodyBudget`` (503 beyond it; see ``requestBodies``).
 ///
+/// A request carrying `Expect: 100-continue` gets the interim `100 Continue` when its endpoint
+/// starts reading the body (never on HTTP/1.0, nor for a body refused on its headers, which gets
+/// the 413 or 503 alone); any other expectation is answered 417 and its connection closed.
+///
 /// ```swift
 /// let server = try await LupineTestServer.start()
 /// defer { Task { await server.stop() } }
@@ -108,6 +112,7 @@ public final class LupineTestServer: Sendable {
 
         let router = Router(context: TestServerRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: ConnectionIDMiddleware(registry: registry))
+        router.add(middleware: ExpectationMiddleware())
         let attempts = AttemptCounter()
         HTTPBinRoutes(scheme: scheme, bodyBudget: bodyBudget, attempts: attempts).register(on: router)
 
@@ -227,9 +232,10 @@ public final class LupineTestServer: Sendable {
         return HTTPServerBuilder { responder in
             let base = HTTP1Channel(responder: responder, configuration: http1)
             guard let tlsConfiguration else {
-                return TrackedChildChannel(base: base, registry: registry)
+                return TrackedChildChannel(base: ContinueAnsweringChildChannel(base: base), registry: registry)
             }
-            return TrackedChildChannel(base: try TLSChannel(base, tlsConfiguration: tlsConfiguration), registry: registry)
+            let secured = try TLSChannel(base, tlsConfiguration: tlsConfiguration)
+            return TrackedChildChannel(base: ContinueAnsweringChildChannel(base: secured), registry: registry)
         }
     }
 

@@ -24,8 +24,9 @@ struct LifecycleTests {
     }
 
     @Test func idleTimeoutClosesKeepAliveConnections() async throws {
-        // Long enough that a request on a fully loaded two-core machine is not idle before it starts.
-        try await withServer(.init(idleTimeout: .seconds(6))) { server in
+        // Long enough that a request on a fully loaded two-core machine is not idle before it
+        // starts (6 s was seen to be too short while the whole suite ran).
+        try await withServer(.init(idleTimeout: .seconds(20), requestHeadTimeout: .seconds(60))) { server in
             let client = try await server.connect()
             #expect(try await client.request("GET", "/get").status == 200)
             #expect(await client.isClosedByServer())
@@ -34,7 +35,7 @@ struct LifecycleTests {
     }
 
     @Test func servesOnIPv6Loopback() async throws {
-        try await withServer(.init(host: "::1")) { server in
+        try await withServer(.init(host: "::1", requestHeadTimeout: .seconds(60))) { server in
             #expect(server.baseURL.absoluteString == "http://[::1]:\(server.port)")
             let client = try await server.connect()
             let response = try await client.request("GET", "/get?v=6")

@@ -42,7 +42,7 @@ struct RequestBodyLimitTests {
 
     @Test(.timeLimit(.minutes(1)))
     func bodyOverTheCapIsAnswered413AndTheConnectionClosed() async throws {
-        try await withServer(.init(maximumRequestBodySize: 1000)) { server in
+        try await withServer(.init(requestHeadTimeout: .seconds(60), maximumRequestBodySize: 1000)) { server in
             let declared = try await server.connect()
             try await declared.sendRequest("POST", "/post", body: Self.text(1001))
             try await Self.expectRejection(on: declared, status: 413)

@@ -43,6 +43,15 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     /// The request's cache policy allows only a cached response
     /// (``Request/CachePolicy/returnCacheDataDontLoad``), and none was stored: nothing was sent.
     case resourceUnavailable(URL)
+    /// A cookie file could not be read or written (``CookieStorage``).
+    case cookieFileFailed(CookieFileFailureReason)
+    /// An ``HTTPCache``'s directory could not be created, read or written (`reason` says why).
+    case cacheDirectoryUnusable(URL, reason: String)
+    /// A ``NetworkReachabilityManager`` could not be made or could not watch the network.
+    case reachabilityFailed(ReachabilityFailureReason)
+    /// The session waits for connectivity (``ConnectivityPolicy/waitsForConnectivity(timeout:)``),
+    /// its reachability manager said not reachable, and the network did not come back in `waited`.
+    case notConnected(waited: Duration)
 
     /// Why parameters could not be encoded.
     public enum ParameterEncodingFailureReason: Sendable {
@@ -219,6 +228,14 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return HeaderFieldValidation.message(name: name, reason: reason)
         case .requestAdaptationFailed, .requestRetryFailed, .authenticationFailed, .resourceUnavailable:
             return self.pipelineDescription
+        case .cookieFileFailed(let reason):
+            return Self.describe(reason)
+        case .reachabilityFailed(let reason):
+            return Self.describe(reason)
+        case .notConnected(let waited):
+            return "the network is not reachable and did not come back within \(waited); check the connection and try again"
+        case .cacheDirectoryUnusable(let url, let why):
+            return "the cache directory \(Self.path(url)) cannot be used: \(MessageText.oneLine(why)); choose a directory you can write to"
         }
     }
 

@@ -15,6 +15,11 @@ public struct ResponseCacher: CachedResponseHandler {
         self.decide = decide
     }
 
+    /// A handler asking a ``SessionHooks/dataTaskWillCacheResponse`` hook.
+    init(hook: @escaping @Sendable (SessionTask, CachedResponse) -> CachedResponse?) {
+        self.decide = { task, response in hook(task, response) }
+    }
+
     /// Stores every response as it is.
     public static let cache = ResponseCacher { _, response in response }
     /// Stores nothing.

@@ -22,6 +22,8 @@ public struct HTTPRequestSerializer: RequestSerializer {
     public var timeoutInterval: TimeInterval? = 60
     /// The cache policy given to built requests.
     public var cachePolicy: Request.CachePolicy = .useProtocolCachePolicy
+    /// Whether built requests use the session's cookies (AFNetworking's `HTTPShouldHandleCookies`).
+    public var httpShouldHandleCookies = true
     /// The encoding of form bodies. Defaults to UTF-8.
     public var stringEncoding: String.Encoding = .utf8
     /// The custom query-string serialization, if one was set.
@@ -131,18 +133,26 @@ public struct HTTPRequestSerializer: RequestSerializer {
     /// A request for `method` to `urlString` resolved against `baseURL`, with this serializer's
     /// timeout and cache policy and nothing else.
     func makeRequest(method: HTTPMethod, urlString: String, relativeTo baseURL: URL?) throws -> Request {
-        guard let url = URL(string: urlString, relativeTo: baseURL)?.absoluteURL,
+        // Without a base the parsed URL is already absolute; the host is only checked for
+        // presence, so it is read without percent-decoding it.
+        let parsed = baseURL == nil ? URL(string: urlString) : URL(string: urlString, relativeTo: baseURL)?.absoluteURL
+        guard let url = parsed,
             url.scheme != nil,
-            let host = url.host, !host.isEmpty
+            let host = url.host(percentEncoded: true), !host.isEmpty
         else {
             throw LupineError.invalidURL(urlString)
         }
-        return Request(url: url, method: method, timeoutInterval: timeoutInterval, cachePolicy: cachePolicy)
+        var request = Request(url: url, method: method, timeoutInterval: timeoutInterval, cachePolicy: cachePolicy)
+        request.httpShouldHandleCookies = httpShouldHandleCookies
+        return request
     }
 
     /// Whether parameters of `method` go into the URL query.
     func encodesParametersInURI(_ method: HTTPMethod) -> Bool {
-        httpMethodsEncodingParametersInURI.contains(method.rawValue.uppercased())
+        // An upper-case ASCII name (the usual case) is looked up as it is, without a new string.
+        let name = method.rawValue
+        let isUpperCase = name.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        return httpMethodsEncodingParametersInURI.contains(isUpperCase ? name : name.uppercased())
     }
 
     /// `request` with every default header field it does not already have.

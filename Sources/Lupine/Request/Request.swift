@@ -41,6 +41,9 @@ public struct Request: Sendable {
     public var timeoutInterval: TimeInterval?
     /// How a cached response may be used.
     public var cachePolicy: CachePolicy
+    /// Whether the session's ``CookieStorage`` adds its cookies to this request and keeps the
+    /// ones its responses set (AFNetworking's `HTTPShouldHandleCookies`); `true` by default.
+    public var httpShouldHandleCookies = true
     /// This request's own adapter and retrier, run before the session's
     /// (``SessionManager/interceptor``); `nil` for the session's only.
     public var interceptor: (any RequestInterceptor)?

@@ -83,6 +83,12 @@ extension RequestSerializer {
         set { base.cachePolicy = newValue }
     }
 
+    /// Whether built requests use the session's cookies.
+    public var httpShouldHandleCookies: Bool {
+        get { base.httpShouldHandleCookies }
+        set { base.httpShouldHandleCookies = newValue }
+    }
+
     /// The encoding of form bodies.
     public var stringEncoding: String.Encoding {
         get { base.stringEncoding }

@@ -30,6 +30,9 @@ public final class TaskCompletion: Sendable {
     public let redirectChain: [URL]
     /// Where a download task's file is, when it completed successfully.
     public let fileURL: URL?
+    /// What the session's ``HTTPCache`` did for the task: a hit, a revalidation or a miss;
+    /// `nil` when no ``HTTPCache`` was asked.
+    public let cacheStatus: CacheStatus?
 
     init(
         response: ResponseHead?,
@@ -40,7 +43,8 @@ public final class TaskCompletion: Sendable {
         earlierMetrics: [TransportMetrics],
         retryCount: Int,
         redirectChain: [URL],
-        fileURL: URL?
+        fileURL: URL?,
+        cacheStatus: CacheStatus?
     ) {
         self.response = response
         self.responseData = responseData
@@ -51,6 +55,7 @@ public final class TaskCompletion: Sendable {
         self.retryCount = retryCount
         self.redirectChain = redirectChain
         self.fileURL = fileURL
+        self.cacheStatus = cacheStatus
     }
 }
 

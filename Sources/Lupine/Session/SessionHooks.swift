@@ -20,6 +20,11 @@ public struct SessionHooks: Sendable {
     public var didReceiveData: (@Sendable (SessionTask, ByteBuffer) -> Void)?
     /// Told when a task completes, with its error if it failed.
     public var didComplete: (@Sendable (SessionTask, LupineError?) -> Void)?
+    /// Asked before a response goes into the session's cache (AFNetworking's
+    /// `dataTaskWillCacheResponse`): return it, changed or not, to store it, or `nil` to store
+    /// nothing. The first set of these decides: the request's ``CachedResponseHandler``, the task's
+    /// hook, the session's handler, the session's hook (as for redirects).
+    public var dataTaskWillCacheResponse: (@Sendable (SessionTask, CachedResponse) -> CachedResponse?)?
 
     /// No hooks.
     public init() {}
@@ -32,6 +37,7 @@ public struct SessionHooks: Sendable {
         merged.didReceiveResponse = override.didReceiveResponse ?? self.didReceiveResponse
         merged.didReceiveData = override.didReceiveData ?? self.didReceiveData
         merged.didComplete = override.didComplete ?? self.didComplete
+        merged.dataTaskWillCacheResponse = override.dataTaskWillCacheResponse ?? self.dataTaskWillCacheResponse
         return merged
     }
 }

@@ -24,7 +24,8 @@ extension SessionManager {
             earlierMetrics: outcome.earlierMetrics,
             retryCount: outcome.retryCount,
             redirectChain: outcome.redirectChain,
-            fileURL: outcome.fileURL
+            fileURL: outcome.fileURL,
+            cacheStatus: outcome.cacheStatus
         )
         guard task.complete(metrics: outcome.metrics, error: error) else { return }
         task.didComplete()

@@ -23,10 +23,22 @@ extension SessionManager {
         set { self.settings.withLockedValue { $0.features.cachedResponseHandler = newValue } }
     }
 
-    /// Where responses are kept and answered from, by each request's ``Request/cachePolicy``;
-    /// `nil` (the default) for no cache.
+    /// Where responses are kept and answered from, by each request's ``Request/cachePolicy``.
+    /// An ``HTTPCache`` follows RFC 9111 (validation, `Vary`, invalidation, streamed stores); any
+    /// other ``ResponseCache`` answers as its protocol says. `nil` for no cache: the default,
+    /// except for a manager made with a transport of its own (``init(configuration:)``), which
+    /// gets an in-memory ``HTTPCache`` of 4 MiB, as URLSession's default configuration does on Linux.
     public var urlCache: (any ResponseCache)? {
         get { self.settings.withLockedValue { $0.features.urlCache } }
         set { self.settings.withLockedValue { $0.features.urlCache = newValue } }
+    }
+
+    /// The cookies sent with requests and set by responses, for requests whose
+    /// ``Request/httpShouldHandleCookies`` is on; `nil` for none. Each manager starts with a
+    /// memory jar of its own (AFNetworking handles cookies by default; a jar shared by every
+    /// manager of a process would carry one server user's cookies into another's requests).
+    public var cookieStorage: CookieStorage? {
+        get { self.settings.withLockedValue { $0.features.cookieStorage } }
+        set { self.settings.withLockedValue { $0.features.cookieStorage = newValue } }
     }
 }

@@ -33,6 +33,8 @@ open class SessionManager: @unchecked Sendable {
         var isTransportShutDown = false
         var tasks: [Int: SessionTask] = [:]
         var nextTaskIdentifier = 0
+        var reachabilityManager = NetworkReachabilityManager.shared
+        var connectivityPolicy = ConnectivityPolicy.startsImmediately
     }
 
     /// The transport requests go through.
@@ -52,6 +54,7 @@ open class SessionManager: @unchecked Sendable {
     public init(configuration: TransportConfiguration) {
         self.transport = NIOTransport(configuration: configuration)
         self.ownsTransport = true
+        self.settings.withLockedValue { $0.features.urlCache = HTTPCache(memoryCapacity: 4 * 1024 * 1024) }
     }
 
     // MARK: Configuration
@@ -229,6 +232,9 @@ open class SessionManager: @unchecked Sendable {
                 logger: settings.logger
             )
             let isInvalidated = settings.isInvalidated
+            // Nothing to hold or call on every task unless the session waits for connectivity.
+            let connectivity =
+                settings.connectivityPolicy == .startsImmediately ? nil : (policy: settings.connectivityPolicy, manager: settings.reachabilityManager)
             let task = Kind(
                 identifier: identifier,
                 request: request,
@@ -239,10 +245,14 @@ open class SessionManager: @unchecked Sendable {
             )
             // The body holds the task and the manager until it has run, so a completion is never lost.
             task.install {
-                let outcome =
-                    isInvalidated
-                    ? ExecutionOutcome(request: request, error: .sessionInvalidated)
-                    : await executor.run(task)
+                let outcome: ExecutionOutcome
+                if isInvalidated {
+                    outcome = ExecutionOutcome(request: request, error: .sessionInvalidated)
+                } else if let connectivity, let offline = await connectivity.policy.wait(for: connectivity.manager) {
+                    outcome = ExecutionOutcome(request: request, error: offline)
+                } else {
+                    outcome = await executor.run(task)
+                }
                 self.complete(task, outcome: outcome, serialization: serialization, hooks: hooks, onQueue: completesOnQueue, handler: completionHandler)
             }
             settings.tasks[identifier] = task

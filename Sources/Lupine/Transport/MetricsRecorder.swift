@@ -15,13 +15,9 @@ final class MetricsRecorder: Sendable {
         self.metrics.withLockedValue { update(&$0) }
     }
 
-    /// Sets the instant at `keyPath` to now unless it is already set.
-    func mark(_ keyPath: WritableKeyPath<TransportMetrics, ContinuousClock.Instant?>) {
+    /// Sets the instant of `phase` to now unless it is already set.
+    func mark(_ phase: TransportMetrics.Phase) {
         let now = ContinuousClock.now
-        self.metrics.withLockedValue { metrics in
-            if metrics[keyPath: keyPath] == nil {
-                metrics[keyPath: keyPath] = now
-            }
-        }
+        self.metrics.withLockedValue { $0.mark(phase, at: now) }
     }
 }

@@ -120,14 +120,16 @@ public final class NIOTransport: Transport {
         let mayRetry = replayable && attempt.head.method.isIdempotent
         var isRetry = false
         while true {
-            let connection = try await self.pool.lease(
+            let started = try await self.pool.lease(
                 attempt.key,
                 requiresNewConnection: isRetry,
                 deadline: attempt.deadline,
                 cancellation: attempt.cancellation
-            )
+            ) { connection in
+                Started(connection: connection, request: connection.execute(prepared))
+            }
             do {
-                return try await Self.send(prepared, on: connection, cancellation: attempt.cancellation, produce: produce)
+                return try await Self.send(started, cancellation: attempt.cancellation, produce: produce)
             } catch TransportError.connectionClosedBeforeResponse
                 where mayRetry && !isRetry && attempt.metrics.snapshot.isReusedConnection
             {
@@ -137,15 +139,21 @@ public final class NIOTransport: Transport {
         }
     }
 
-    /// Starts `request` on `connection` and waits for its response head. Cancelling the calling
-    /// Swift task, or `cancellation` until the response body has ended, cancels the request.
+    /// A request started on a connection: its ID there and its response head to come.
+    private struct Started: Sendable {
+        let connection: HTTPConnection
+        let request: (id: HTTPClientRequestHandler.RequestID, head: EventLoopFuture<TransportResponse>)
+    }
+
+    /// Waits for the response head of the request `started` began, sending its streamed body
+    /// with `produce`. Cancelling the calling Swift task, or `cancellation` until the response
+    /// body has ended, cancels the request.
     private static func send(
-        _ request: PreparedRequest,
-        on connection: HTTPConnection,
+        _ started: Started,
         cancellation: TransportCancellation,
         produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
     ) async throws -> TransportResponse {
-        let (id, head) = connection.execute(request)
+        let (connection, (id, head)) = (started.connection, started.request)
         // After `execute`, so the cancel reaches the event loop after the request it cancels.
         cancellation.whenCancelled { connection.cancel(id) }
         return try await withTaskCancellationHandler {

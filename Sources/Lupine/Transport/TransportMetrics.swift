@@ -101,6 +101,36 @@ public struct TransportMetrics: Sendable {
         self.fetchStartOffset = fetchStart - referenceInstant
     }
 
+    /// The instants the transport marks as they happen.
+    enum Phase {
+        case domainLookupStart, domainLookupEnd, connectStart, connectEnd, secureConnectionStart
+        case secureConnectionEnd, requestHeadSent, requestBodySent, responseStart, responseEnd
+    }
+
+    /// Sets `phase` to `instant` unless it is already set. A switch over the stored offsets: a key
+    /// path to the public properties would go through the runtime's generic metadata per call.
+    mutating func mark(_ phase: Phase, at instant: ContinuousClock.Instant) {
+        let offset = instant - referenceInstant
+        switch phase {
+        case .domainLookupStart: Self.setOnce(&self.domainLookupStartOffset, offset)
+        case .domainLookupEnd: Self.setOnce(&self.domainLookupEndOffset, offset)
+        case .connectStart: Self.setOnce(&self.connectStartOffset, offset)
+        case .connectEnd: Self.setOnce(&self.connectEndOffset, offset)
+        case .secureConnectionStart: Self.setOnce(&self.secureConnectionStartOffset, offset)
+        case .secureConnectionEnd: Self.setOnce(&self.secureConnectionEndOffset, offset)
+        case .requestHeadSent: Self.setOnce(&self.requestHeadSentOffset, offset)
+        case .requestBodySent: Self.setOnce(&self.requestBodySentOffset, offset)
+        case .responseStart: Self.setOnce(&self.responseStartOffset, offset)
+        case .responseEnd: Self.setOnce(&self.responseEndOffset, offset)
+        }
+    }
+
+    private static func setOnce(_ stored: inout Duration?, _ offset: Duration) {
+        if stored == nil {
+            stored = offset
+        }
+    }
+
     private static func instant(_ offset: Duration?) -> ContinuousClock.Instant? {
         offset.map { referenceInstant + $0 }
     }

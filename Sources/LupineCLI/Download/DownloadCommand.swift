@@ -42,7 +42,8 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (request, manager) = try HTTPExchange(method: .GET, options: self.request).prepare()
+        let (request, manager, stored) = try HTTPExchange(method: .GET, options: self.request).prepare()
+        defer { stored.save() }
         let output = ExchangeOutput(headsOnStandardErrorIf: self.request.verbose)
         output.showRedirects(of: manager)
         let target: DownloadTarget

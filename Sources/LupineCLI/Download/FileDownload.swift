@@ -29,27 +29,36 @@ struct FileDownload {
         self.watchTheHead(bodyStarted: bodyStarted)
         try self.output.show(self.request)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+        // Until the bar draws, a spinner shows that the request is under way.
+        let spinner = ActivitySpinner.attach(to: self.manager, for: self.request)
         let running = NIOLockedValueBox<DownloadTask?>(nil)
         let watch = TerminationSignal.watch { _ in running.withLockedValue { $0 }?.cancel() }
         defer { watch.stop() }
         let resumeData = self.resumeData()
-        var progress: (@Sendable (Progress) -> Void)?
+        let progress: (@Sendable (Progress) -> Void)?
         if let bar {
-            progress = { bar.update($0) }
+            progress = { reading in
+                spinner?.finish()
+                bar.update(reading)
+            }
+        } else {
+            progress = nil
         }
-        let completion: TaskCompletion = try await withCheckedThrowingContinuation { continuation in
-            do {
-                let task = try self.manager.downloadTask(with: self.request, resumeData: resumeData, progress: progress) {
-                    continuation.resume(returning: $0)
+        let completion: TaskCompletion = try await ActivitySpinner.running(spinner) {
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    let task = try self.manager.downloadTask(with: self.request, resumeData: resumeData, progress: progress) {
+                        continuation.resume(returning: $0)
+                    }
+                    running.withLockedValue { $0 = task }
+                    // A signal that came before the task was known.
+                    if watch.receivedSignal != nil {
+                        task.cancel()
+                    }
+                    task.resume()
+                } catch {
+                    continuation.resume(throwing: error)
                 }
-                running.withLockedValue { $0 = task }
-                // A signal that came before the task was known.
-                if watch.receivedSignal != nil {
-                    task.cancel()
-                }
-                task.resume()
-            } catch {
-                continuation.resume(throwing: error)
             }
         }
         bar?.finish()

@@ -35,8 +35,10 @@ final class ProgressBar: Sendable {
         }
     }
 
-    /// Ends the bar's line.
+    /// Ends the bar's line, when one was drawn (a download stopped before its body leaves no
+    /// empty line before the message saying so).
     func finish() {
+        guard self.state.withLockedValue({ $0.lastDrawn != nil }) else { return }
         StandardError.write("\n")
     }
 

@@ -23,6 +23,7 @@ struct StreamDownload {
             if descriptor != STDOUT_FILENO { close(descriptor) }
         }
         let (request, manager, output) = (self.request, self.manager, self.output)
+        let spinner = ActivitySpinner.attach(to: manager, for: request)
         let transfer = Task {
             try output.show(request)
             return try await manager.stream(
@@ -39,7 +40,7 @@ struct StreamDownload {
         let watch = TerminationSignal.watch { _ in transfer.cancel() }
         defer { watch.stop() }
         do {
-            _ = try await transfer.value
+            _ = try await ActivitySpinner.running(spinner) { try await transfer.value }
         } catch {
             if let signal = watch.receivedSignal {
                 throw HTTPExchange.fail("download stopped by \(TerminationSignal.name(of: signal))", code: TerminationSignal.exitStatus(for: signal))

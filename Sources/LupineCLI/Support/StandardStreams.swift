@@ -29,6 +29,9 @@ enum StandardOutput {
     /// Whether standard output is a terminal (then bodies may be formatted for a person).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// ``isTerminal``, asked once (it is checked before each write).
+    private static let isTerminalAtStart = Self.isTerminal
+
     /// Writes `line` and a newline; a closed output is not worth failing over.
     static func writeLine(_ line: String) {
         try? Self.write(Array((line + "\n").utf8))
@@ -61,8 +64,12 @@ enum StandardOutput {
         }
     }
 
-    /// `write(2)` until every byte is out; the `errno` that stopped it, if any.
+    /// `write(2)` until every byte is out; the `errno` that stopped it, if any. The first write
+    /// to a standard output that is a terminal ends the activity spinner.
     private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: CInt) -> CInt? {
+        if descriptor == STDOUT_FILENO, Self.isTerminalAtStart {
+            ActivitySpinner.finishAll()
+        }
         var offset = 0
         while offset < buffer.count {
             guard let base = buffer.baseAddress else { return nil }
@@ -80,9 +87,9 @@ enum StandardOutput {
 /// Messages on standard error. A message that cannot be written (stderr closed or full) is
 /// dropped: it must never fail, let alone crash, the work it reports on.
 enum StandardError {
-    /// Writes `text` to standard error as it is.
+    /// Writes `text` to standard error as it is, erasing the activity spinner's frame first.
     static func write(_ text: String) {
-        try? StandardOutput.write(Array(text.utf8), to: STDERR_FILENO)
+        ActivitySpinner.writeAbove(text)
     }
 }
 

@@ -9,35 +9,43 @@ struct HTTPExchange {
     let options: RequestOptions
 
     func run() async throws {
-        let (request, manager) = try self.prepare()
+        let (request, manager, stored) = try self.prepare()
+        defer { stored.save() }
         let output = ExchangeOutput(options: self.options, terminal: StandardOutput.isTerminal)
         // A terminal gets the body formatted; a pipe or file gets each chunk as it came.
         let printer = output.showsBody && output.terminal ? BodyPrinter() : nil
         output.showRedirects(of: manager)
+        let spinner = ActivitySpinner.attach(to: manager, for: request)
+        let exchange = Task {
+            try output.show(request)
+            let head = try await ActivitySpinner.running(spinner) {
+                try await manager.stream(
+                    request,
+                    receiveHead: { head in
+                        try output.show(head)
+                        printer?.begin(head)
+                    },
+                    receiveChunk: { chunk in
+                        if let printer {
+                            try printer.print(chunk)
+                        } else if output.showsBody {
+                            try StandardOutput.write(chunk)
+                        }
+                    }
+                ).head
+            }
+            try printer?.finish()
+            return head
+        }
+        // Ctrl-C or SIGTERM cancels the exchange rather than ending the process in its middle,
+        // so a body being stored in the cache is removed, not left behind in the user's folder.
+        let watch = TerminationSignal.watch { _ in exchange.cancel() }
+        defer { watch.stop() }
         let head: ResponseHead?
         do {
-            try output.show(request)
-            head = try await manager.stream(
-                request,
-                receiveHead: { head in
-                    try output.show(head)
-                    printer?.begin(head)
-                },
-                receiveChunk: { chunk in
-                    if let printer {
-                        try printer.print(chunk)
-                    } else if output.showsBody {
-                        try StandardOutput.write(chunk)
-                    }
-                }
-            ).head
-            try printer?.finish()
-        } catch LupineError.responseSerializationFailed(.handlerFailed(let error as OutputError)) {
-            throw Self.fail(error.description, code: 1)
-        } catch let error as LupineError {
-            throw Self.fail(error.description, code: Self.exitCode(for: error))
+            head = try await exchange.value
         } catch {
-            throw Self.fail("\(error)", code: 1)
+            throw Self.failure(error, stoppedBy: watch.receivedSignal)
         }
         if self.options.checkStatus, let head, (300..<600).contains(head.statusCode) {
             let line = "lupine: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)"
@@ -45,19 +53,36 @@ struct HTTPExchange {
         }
     }
 
+    /// How a failed exchange exits: stopped by `signal`, an output that could not be written, or
+    /// the request's own error.
+    private static func failure(_ error: any Error, stoppedBy signal: Int32?) -> ExitCode {
+        if let signal {
+            return Self.fail("stopped by \(TerminationSignal.name(of: signal))", code: TerminationSignal.exitStatus(for: signal))
+        }
+        switch error {
+        case LupineError.responseSerializationFailed(.handlerFailed(let output as OutputError)): return Self.fail(output.description, code: 1)
+        case let error as LupineError: return Self.fail(error.description, code: Self.exitCode(for: error))
+        default: return Self.fail("\(error)", code: 1)
+        }
+    }
+
     /// The request the URL and items describe, and a manager set up for it by the options; a
     /// request that cannot be built exits with a one-line reason.
-    func prepare() throws -> (Request, HTTPSessionManager) {
+    func prepare() throws -> (Request, HTTPSessionManager, StoredState) {
         do {
-            let request = try self.makeRequest()
+            var request = try self.makeRequest()
             let manager = HTTPSessionManager(baseURL: request.url)
             try manager.setSecurityPolicy(self.options.securityPolicy())
             manager.maximumRedirects = self.options.maxRedirects
             if let policy = self.options.retryPolicy {
                 manager.interceptor = policy
-                manager.eventMonitors = [RetryNotice(retryLimit: policy.retryLimit)]
+                manager.eventMonitors.append(RetryNotice(retryLimit: policy.retryLimit))
             }
-            return (request, manager)
+            if self.options.verbose {
+                manager.eventMonitors.append(CacheNotice())
+            }
+            let stored = try StoredState(options: self.options, manager: manager, request: &request)
+            return (request, manager, stored)
         } catch let error as LupineError {
             throw Self.fail(error.description, code: 1)
         }

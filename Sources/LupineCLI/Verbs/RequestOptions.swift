@@ -42,6 +42,21 @@ struct RequestOptions: ParsableArguments {
     )
     var retryMaxTime: Double?
 
+    @Option(
+        name: .customLong("cache"),
+        help: ArgumentHelp("Keep responses in this directory and answer from it as HTTP caching (RFC 9111) allows.", valueName: "dir")
+    )
+    var cacheDirectory: String?
+
+    @Flag(name: .customLong("no-cache"), help: "Do not answer from the cache: always send the request (with --cache the response is still kept).")
+    var noCache = false
+
+    @Option(
+        name: [.customShort("b"), .customLong("cookie-jar"), .customLong("session")],
+        help: ArgumentHelp("Send the cookies of this file (Netscape format, as curl's -b/-c) and write it back with the ones the responses set.", valueName: "file")
+    )
+    var cookieFile: String?
+
     @Flag(name: [.short, .long], help: "Print the request and response heads to stderr as well (stdout keeps the body alone).")
     var verbose = false
 
@@ -108,6 +123,13 @@ struct RequestOptions: ParsableArguments {
         }
         if maxRedirects < 0 {
             throw ValidationError("--max-redirects cannot be negative.")
+        }
+        // An empty path would be the working directory: its files would sit among the cache's.
+        if cacheDirectory?.isEmpty == true {
+            throw ValidationError("--cache needs a directory name.")
+        }
+        if cookieFile?.isEmpty == true {
+            throw ValidationError("-b/--cookie-jar/--session needs a file name.")
         }
         if let printSelection, printSelection.isEmpty || !printSelection.allSatisfy({ "HBhb".contains($0) }) {
             throw ValidationError("--print takes letters of HBhb: H request head, B request body, h response head, b response body.")

@@ -32,6 +32,7 @@ struct HTTPBinRoutes: Sendable {
         registerResponseHeaders(on: router)
         registerUpload(on: router)
         registerRetry(on: router)
+        registerCounted(on: router)
     }
 
     /// Routes `path` to `handler` for each of `methods`.

@@ -13,7 +13,9 @@ import NIOHTTPTypes
 /// - While a request body is being read, each wait for more of it that the server starts (a read
 ///   asked for from the handlers above) must end within the deadline: a peer that stops sending
 ///   mid-body cannot hold the connection, and the body bytes reserved for it, for ever. While the
-///   handler of the request is not reading, nothing is asked for and nothing is counted.
+///   handler of the request is not reading, nothing is asked for and nothing is counted. A
+///   request carrying `Expect: 100-continue` waits for the server first: its body wait counts
+///   only from the moment its handler asks for the body (and the 100 goes out) or answers it.
 /// - After a response carrying `Connection: close`, the connection's output is closed at once and
 ///   the connection itself when the deadline passes, so a peer that keeps sending cannot hold it.
 final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -37,6 +39,9 @@ final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     private var deadline: ConnectionDeadline
     /// Set by a response head carrying `Connection: close`, acted on at that response's end.
     private var closesAfterResponse = false
+    /// Set while the request being read waits for its `100 Continue`, which the server owes: no
+    /// body wait is counted until the handler asks for the body or answers the request.
+    private var continueOwed = false
 
     init(timeout: TimeAmount) {
         self.deadline = ConnectionDeadline(timeout: timeout)
@@ -53,17 +58,41 @@ final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     }
 
     func read(context: ChannelHandlerContext) {
-        if case .serving(readingRequest: true, _) = state {
+        if case .serving(readingRequest: true, _) = state, !continueOwed {
             deadline.start(context)
         }
         context.read()
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if event is ContinueResponseHandler.BodyWanted {
+            continueSettled(context: context)
+        }
+        context.triggerUserOutboundEvent(event, promise: promise)
+    }
+
+    /// Ends the wait for a `100 Continue`: the body the client sends from now on is waited for
+    /// within the deadline, as any other (a read may already be outstanding).
+    private func continueSettled(context: ChannelHandlerContext) {
+        guard continueOwed else { return }
+        continueOwed = false
+        if case .serving(readingRequest: true, _) = state {
+            deadline.start(context)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .serving = state {
             deadline.cancel()
         }
-        switch (unwrapInboundIn(data), state) {
+        let part = unwrapInboundIn(data)
+        switch part {
+        case .head(let head):
+            continueOwed = RequestExpectation(fieldValues: head.headerFields[values: .expect]) == .continueBeforeBody
+        case .body, .end:
+            continueOwed = false
+        }
+        switch (part, state) {
         case (.head, .waitingForHead):
             deadline.cancel()
             state = .serving(readingRequest: true, responsesOwed: 1)
@@ -80,8 +109,12 @@ final class HTTPConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head):
-            if head.status.kind != .informational, Self.closesConnection(head.headerFields) {
-                closesAfterResponse = true
+            if head.status.kind != .informational {
+                closesAfterResponse = closesAfterResponse || Self.closesConnection(head.headerFields)
+                if case .serving(_, responsesOwed: 1) = state {
+                    // The response to the latest request read, the one a 100 may be owed to.
+                    continueSettled(context: context)
+                }
             }
             context.write(data, promise: promise)
         case .body:

@@ -2,8 +2,10 @@ import Foundation
 import LupineTestServer
 
 /// Runs `body` against a freshly started server and stops the server afterwards, even on failure.
+/// The default server allows a minute for a request head: on a loaded machine a test's task can
+/// wait seconds between connecting and sending, and the server's 10 s default would reset it.
 func withServer<Result>(
-    _ configuration: LupineTestServer.Configuration = .init(),
+    _ configuration: LupineTestServer.Configuration = .init(requestHeadTimeout: .seconds(60)),
     _ body: (LupineTestServer) async throws -> Result
 ) async throws -> Result {
     let server = try await LupineTestServer.start(configuration)

@@ -44,44 +44,14 @@ final class RetryLog: EventMonitor {
 }
 
 @Suite struct ReadmeExampleTests {
-    /// The source of this file and of the README, as trimmed lines.
-    static func lines(of path: String) throws -> [String] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
     @Test func everyExtensionPointExampleOfTheREADMEIsHereVerbatim() throws {
-        let readmePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "README.md").path
-        let readme = try Self.lines(of: readmePath)
-        let here = try Self.lines(of: #filePath)
-        guard let start = readme.firstIndex(of: "## Extension points") else {
+        guard let blocks = try ReadmeSection.swiftBlocks(under: "## Extension points") else {
             Issue.record("the README has no extension points section")
             return
         }
-        var blocks: [[String]] = []
-        var current: [String]?
-        for line in readme[start...] {
-            if line.hasPrefix("## "), line != "## Extension points" { break }
-            if line == "```swift" {
-                current = []
-            } else if line == "```", let block = current {
-                blocks.append(block)
-                current = nil
-            } else if current != nil {
-                current?.append(line)
-            }
-        }
-        #expect(blocks.count == 6)
+        #expect(blocks.count == 7)
         for block in blocks {
-            // Each line of the example, in order; the tests may put checks between them.
-            var rest = here[...]
-            let missing = block.first { line in
-                guard let found = rest.firstIndex(of: line) else { return true }
-                rest = rest[(found + 1)...]
-                return false
-            }
+            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: #filePath)
             #expect(missing == nil, "not here verbatim: \(missing ?? "")")
         }
     }
@@ -132,6 +102,18 @@ final class RetryLog: EventMonitor {
                 for: Request(url: online.request.url, cachePolicy: .returnCacheDataDontLoad), serializer: JSONResponseSerializer())
             #expect(offline.data == online.data)
             #expect(offline.metrics == nil)
+        }
+    }
+
+    @Test func cookiesFromAFile() async throws {
+        try await withSessionManager { server, manager in
+            let cookieFile = try temporaryFile(Array("127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc\n".utf8), name: "cookies.txt")
+            defer { try? FileManager.default.removeItem(at: cookieFile.deletingLastPathComponent()) }
+            let jar = CookieStorage()
+            _ = try jar.importNetscapeFile(at: cookieFile)   // a file curl -c wrote; returns the lines it skipped
+            manager.cookieStorage = jar
+            let me = try await manager.get("cookies")       // sent with the file's cookies for this host
+            #expect((me.value as? [String: any Sendable])?["cookies"] as? [String: String] == ["session": "abc"])
         }
     }
 

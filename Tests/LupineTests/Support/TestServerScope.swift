@@ -6,7 +6,9 @@ import NIOCore
 /// Runs `body` with a freshly started test server and a transport, shutting both down afterwards
 /// whether `body` succeeds or throws.
 func withServerAndTransport<Result>(
-    server configuration: LupineTestServer.Configuration = .init(),
+    // The server's own head and stalled-body deadline (10 s by default) is not what these tests
+    // test: a generous one keeps a fully loaded machine's scheduling from cutting a request.
+    server configuration: LupineTestServer.Configuration = .init(requestHeadTimeout: .seconds(60)),
     transport transportConfiguration: TransportConfiguration = .init(),
     _ body: (LupineTestServer, NIOTransport) async throws -> Result
 ) async throws -> Result {

@@ -16,18 +16,24 @@ extension RequestExecutor {
         while true {
             try task.checkCancellation()
             request = request.movingUserInfoCredentialToHeader()
-            outcome.request = request
+            // The jar's cookies go on the request sent, not on `request`: the next hop, perhaps
+            // to another host, gets its own.
+            let sent = self.features.cookieStorage.map { request.addingCookies(from: $0) } ?? request
+            outcome.request = sent
             // Headers set with the non-throwing `setValue`, by a hook or an adapter, are checked
             // here, so none reaches the transport (and NIO's preconditions) unchecked.
-            try HeaderFieldValidation.validate(request.headers)
-            task.willSend(request)
-            task.delegate.willSendBody(length: request.body.knownLength)
-            self.logger.debug("Sending request", metadata: RequestLogMetadata.request(request, task: task))
-            var transportRequest = TransportRequest(request, progress: task.delegate, cancellation: task.transportCancellation)
+            try HeaderFieldValidation.validate(sent.headers)
+            task.willSend(sent)
+            task.delegate.willSendBody(length: sent.body.knownLength)
+            self.logger.debug("Sending request", metadata: RequestLogMetadata.request(sent, task: task))
+            var transportRequest = TransportRequest(sent, progress: task.delegate, cancellation: task.transportCancellation)
             transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
             let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
+            if let jar = self.features.cookieStorage, head.headers.contains(name: "Set-Cookie") {
+                jar.storeCookies(fromSetCookieValues: head.headers["Set-Cookie"], for: request.url)
+            }
             outcome.head = head
             outcome.metrics = response.metrics
             task.didReceive(head)

@@ -15,6 +15,8 @@ struct ExecutionOutcome: Sendable {
     var redirectChain: [URL] = []
     /// How many times the task's request was sent again by a retrier.
     var retryCount = 0
+    /// What the session's ``HTTPCache`` did; `nil` without one.
+    var cacheStatus: CacheStatus?
     /// Where a download's file ended up.
     var fileURL: URL?
     var error: LupineError?
@@ -112,10 +114,29 @@ final class RequestExecutor: Sendable {
             try task.checkCancellation()
             let prepared = sink.request(for: task.originalRequest)
             var request = prepared
-            if sink.usesCache, let cache = self.features.urlCache,
+            outcome.request = request
+            // The HTTP cache's entry a 304 would revalidate.
+            var validating: CacheEntry?
+            let httpCache = sink.usesCache ? self.features.httpCache : nil
+            let keyed = httpCache == nil ? prepared : self.cacheView(of: prepared)
+            if let httpCache {
+                switch try self.consult(httpCache, for: keyed) {
+                case .answer(let entry):
+                    if try await self.serve(entry, as: .hit, into: &sink, task: task, outcome: &outcome) { return }
+                case .gatewayTimeout:
+                    try await self.answerGatewayTimeout(for: prepared, into: &sink, task: task, outcome: &outcome)
+                    return
+                case .validate(let entry, let conditions):
+                    validating = entry
+                    for (name, value) in conditions {
+                        request.headers.replaceOrAdd(name: name, value: value)
+                    }
+                case .send:
+                    break
+                }
+            } else if sink.usesCache, !sink.streamsToCache, let cache = self.features.urlCache,
                 let cached = try await self.cachedResponse(for: prepared, in: cache, task: task)
             {
-                outcome.request = request
                 outcome.head = cached.head
                 task.didReceive(cached.head)
                 try await sink.receive(cached: cached, task: task)
@@ -125,10 +146,12 @@ final class RequestExecutor: Sendable {
                 request = try await self.adapt(request, with: interceptor, task: task, retryCount: outcome.retryCount)
             }
             self.features.tell { $0.task(task, didStartAttempt: outcome.retryCount, with: request) }
+            var times = httpCache.map { _ in CacheExchangeTimes(requestTime: Date(), responseTime: Date()) }
             let response: TransportResponse
             let head: ResponseHead
             do {
                 (response, head) = try await self.exchange(task, startingWith: request, outcome: &outcome)
+                times?.responseTime = Date()
             } catch {
                 let failure = LupineError(translating: error, from: .transport)
                 guard let delay = try await self.retryDelay(after: failure, sending: request, response: nil, of: task, outcome: outcome, started: started) else {
@@ -143,17 +166,43 @@ final class RequestExecutor: Sendable {
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
                 continue
             }
+            let storedAs = httpCache == nil ? nil : Self.storageRequest(for: keyed, sent: outcome.request, redirected: !outcome.redirectChain.isEmpty)
+            if let httpCache, let times {
+                if let validating, head.statusCode == 304 {
+                    try await Self.discard(response.body)
+                    let refreshed = httpCache.refresh(validating, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
+                    outcome.metrics = response.metrics
+                    if try await self.serve(refreshed, as: .revalidated, into: &sink, task: task, outcome: &outcome) { return }
+                    continue
+                }
+                httpCache.invalidate(after: request, response: head)
+                outcome.cacheStatus = .miss
+                if sink.streamsToCache, let storedAs {
+                    sink.cacheWriter = await self.streamWriter(head: head, for: storedAs, in: httpCache, exchange: times, task: task)
+                }
+            }
             if self.hooks.didReceiveResponse?(task, head) == .cancel {
+                sink.cacheWriter?.abandon()
                 throw LupineError.cancelled
             }
-            let verdict = try await sink.receive(response.body, head: head, task: task, executor: self)
+            let verdict: SinkVerdict
+            do {
+                verdict = try await sink.receive(response.body, head: head, task: task, executor: self)
+            } catch {
+                sink.cacheWriter?.abandon()
+                throw error
+            }
             guard case .done = verdict else {
                 outcome.earlierMetrics.append(response.metrics)
                 outcome.metrics = nil
                 continue
             }
             outcome.metrics = response.metrics
-            if let cache = self.features.urlCache, let body = sink.cacheableBody {
+            if let writer = sink.cacheWriter {
+                writer.commit()
+            } else if let httpCache, let times, let storedAs, let body = sink.cacheableBody {
+                await self.store(body, head: head, for: storedAs, in: httpCache, exchange: times, task: task)
+            } else if httpCache == nil, let cache = self.features.urlCache, let body = sink.cacheableBody {
                 await self.offer(CachedResponse(head: head, data: body), for: prepared, to: cache, task: task)
             }
             return

@@ -33,6 +33,17 @@ protocol ResponseSink {
     /// Takes a stored response a cache answered with instead of the network.
     mutating func receive(cached response: CachedResponse, task: SessionTask) async throws
 
+    /// Takes a response the ``HTTPCache`` answered with; `false`, with nothing delivered, when the
+    /// stored body cannot be read (the cache drops such an entry).
+    mutating func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool
+
+    /// Whether the body is handed on as it arrives, so the ``HTTPCache`` stores it through
+    /// ``cacheWriter`` chunk by chunk rather than from ``cacheableBody``.
+    var streamsToCache: Bool { get }
+
+    /// Where the body being received is also written, for the ``HTTPCache``; set by the loop.
+    var cacheWriter: CacheEntryWriter? { get set }
+
     /// Settles the outcome once the loop has ended, with `error` when it failed: puts the body
     /// (or the file) into `outcome` and sets its error, which the sink may turn into another
     /// (an interrupted download carries its resume data).
@@ -44,6 +55,19 @@ extension ResponseSink {
     mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {}
     var usesCache: Bool { false }
     var cacheableBody: [UInt8]? { nil }
+    var streamsToCache: Bool { false }
+    var cacheWriter: CacheEntryWriter? {
+        get { nil }
+        set {}
+    }
+
+    /// Reads the stored body whole and takes it as any cached response.
+    mutating func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool {
+        guard let data = try? entry.readBody() else { return false }
+        task.didReceive(entry.head)
+        try await self.receive(cached: CachedResponse(head: entry.head, data: data), task: task)
+        return true
+    }
 }
 
 /// A data or upload task's sink: the body in memory, for the response serializer.
@@ -80,16 +104,39 @@ struct MemorySink: ResponseSink {
 struct HandlerSink: ResponseSink {
     let receiveHead: @Sendable (ResponseHead) async throws -> Void
     let receiveChunk: @Sendable (ByteBuffer) async throws -> Void
+    var cacheWriter: CacheEntryWriter?
+
+    /// The size of the chunks a stored body is handed on in.
+    private static let storedChunkSize = 64 * 1024
 
     func request(for original: Request) -> Request { original }
+
+    var usesCache: Bool { true }
+
+    var streamsToCache: Bool { true }
 
     mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         task.delegate.willReceiveBody(length: head.contentLength)
         try await Self.handing(head, to: self.receiveHead)
+        let writer = self.cacheWriter
         try await executor.forEachChunk(of: body, for: task) { chunk in
+            writer?.append(chunk)
             try await Self.handing(chunk, to: self.receiveChunk)
         }
         return .done
+    }
+
+    /// Hands a stored body on in chunks as it is read, so a large one never sits in memory.
+    mutating func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool {
+        task.didReceive(entry.head)
+        task.delegate.willReceiveBody(length: entry.bodyLength)
+        try await Self.handing(entry.head, to: self.receiveHead)
+        for try await chunk in entry.bodyChunks(chunkSize: Self.storedChunkSize) {
+            try task.checkCancellation()
+            try await Self.handing(chunk, to: self.receiveChunk)
+            task.delegate.didReceiveBody(bytes: chunk.readableBytes)
+        }
+        return true
     }
 
     mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {

@@ -6,9 +6,14 @@ struct TaskFeatures: Sendable {
     /// The request's redirect handler, else the task's redirect hook, else the session's handler,
     /// else the session's hook; `nil` follows.
     let redirectHandler: (any RedirectHandler)?
-    /// The request's cached-response handler, else the session's; `nil` stores as the cache decides.
+    /// The request's cached-response handler, else the task's will-cache hook, else the session's
+    /// handler, else the session's hook; `nil` stores as the cache decides.
     let cachedResponseHandler: (any CachedResponseHandler)?
     let urlCache: (any ResponseCache)?
+    /// ``urlCache`` when it is an ``HTTPCache``, whose rules the loop follows itself.
+    let httpCache: HTTPCache?
+    /// The session's jar, unless the request does not handle cookies.
+    let cookieStorage: CookieStorage?
     let monitors: [any EventMonitor]
 
     init(request: Request, session: SessionFeatures, taskHooks: SessionHooks, sessionHooks: SessionHooks, monitors: [any EventMonitor]) {
@@ -20,8 +25,12 @@ struct TaskFeatures: Sendable {
         self.redirectHandler =
             request.redirectHandler ?? taskHooks.willPerformRedirection.map { HookRedirectHandler(hook: $0) }
             ?? session.redirectHandler ?? sessionHooks.willPerformRedirection.map { HookRedirectHandler(hook: $0) }
-        self.cachedResponseHandler = request.cachedResponseHandler ?? session.cachedResponseHandler
+        self.cachedResponseHandler =
+            request.cachedResponseHandler ?? taskHooks.dataTaskWillCacheResponse.map(ResponseCacher.init(hook:))
+            ?? session.cachedResponseHandler ?? sessionHooks.dataTaskWillCacheResponse.map(ResponseCacher.init(hook:))
         self.urlCache = session.urlCache
+        self.httpCache = session.urlCache as? HTTPCache
+        self.cookieStorage = request.httpShouldHandleCookies ? session.cookieStorage : nil
         self.monitors = monitors
     }
 
@@ -39,4 +48,5 @@ struct SessionFeatures: Sendable {
     var redirectHandler: (any RedirectHandler)?
     var cachedResponseHandler: (any CachedResponseHandler)?
     var urlCache: (any ResponseCache)?
+    var cookieStorage: CookieStorage? = CookieStorage()
 }

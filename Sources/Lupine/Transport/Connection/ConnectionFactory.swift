@@ -52,13 +52,17 @@ struct ConnectionFactory: Sendable {
             // Reads grow to 256 KiB while a large body streams in (NIO's default stops at 64 KiB):
             // a quarter of the chunks, and of the per-chunk work above, for bulk downloads.
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024))
+            // One read per readiness (NIO's default is 4): once the body's consumer is full, the
+            // handler holds the next read back at once, instead of three more 256 KiB buffers
+            // arriving past the limit; and an idle connection keeps one receive buffer, not four.
+            .channelOption(.maxMessagesPerRead, value: 1)
             .channelInitializer { channel in
                 // Here rather than before `connect`: for a host name, the lookup comes first.
-                setup.mark(\.connectStart)
+                setup.mark(.connectStart)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if key.scheme == .https, let evaluator = key.trustEvaluator {
-                        setup.mark(\.secureConnectionStart)
+                        setup.mark(.secureConnectionStart)
                         let tlsHandler = try Self.makeTLSHandler(
                             context: sslContext.get(),
                             key: key,
@@ -97,7 +101,7 @@ struct ConnectionFactory: Sendable {
             case .failure(let error):
                 connected.fail(Self.connectError(error, key: key, timeout: connectTimeout))
             case .success(let channel):
-                setup.mark(\.connectEnd)
+                setup.mark(.connectEnd)
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
                 // Happy eyeballs may have initialised several channels: take the handlers of the one that won.
                 let pipeline = channel.pipeline.syncOperations
@@ -112,7 +116,7 @@ struct ConnectionFactory: Sendable {
                 handshake.whenComplete { result in
                     switch result {
                     case .success:
-                        if key.scheme == .https { setup.mark(\.secureConnectionEnd) }
+                        if key.scheme == .https { setup.mark(.secureConnectionEnd) }
                         connected.succeed(
                             HTTPConnection(id: id, channel: channel, handler: boundHandler, setupMetrics: setup.snapshot)
                         )

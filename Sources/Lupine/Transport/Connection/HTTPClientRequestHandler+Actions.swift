@@ -31,7 +31,7 @@ extension HTTPClientRequestHandler {
         case .read:
             self.context?.read()
         case .scheduleReadTimer(let delay):
-            self.scheduleReadTimer(in: delay)
+            self.watch(until: self.eventLoop.now + delay)
         case .succeedRequest(let reusable, let resumeReading):
             self.succeed(reusable: reusable, resumeReading: resumeReading)
         case .failRequest(let error):
@@ -43,18 +43,10 @@ extension HTTPClientRequestHandler {
 
     private func startRequest(head: HTTPRequestHead, body: PreparedRequest.Body, readTimeout: TimeAmount?) {
         guard let context, let exchange else { return }
-        let id = exchange.id
-        if let deadline = exchange.request.deadline {
-            exchange.deadlineTimer = self.eventLoop.assumeIsolated().scheduleTask(deadline: deadline.at) {
-                self.perform(self.machine.deadlinePassed(id, timeout: deadline.timeout))
-            }
-        }
-        if let readTimeout {
-            self.scheduleReadTimer(in: readTimeout)
-        }
+        self.watch(exchange.request, readTimeout: readTimeout)
         let metrics = exchange.request.metrics
         let headWritten = self.eventLoop.makePromise(of: Void.self)
-        headWritten.futureResult.whenSuccess { metrics.mark(\.requestHeadSent) }
+        headWritten.futureResult.whenSuccess { metrics.mark(.requestHeadSent) }
         context.write(Self.wrapOutboundOut(.head(head)), promise: headWritten)
         switch body {
         case .none:
@@ -64,15 +56,6 @@ extension HTTPClientRequestHandler {
             self.writeEnd()
         case .streamed:
             context.flush()
-        }
-    }
-
-    /// Arms the read timer of the request in flight; the machine decides what its firing means.
-    private func scheduleReadTimer(in delay: TimeAmount) {
-        guard let exchange else { return }
-        let id = exchange.id
-        exchange.readTimer = self.eventLoop.assumeIsolated().scheduleTask(in: delay) {
-            self.perform(self.machine.readTimerFired(id, now: self.eventLoop.now))
         }
     }
 
@@ -106,19 +89,15 @@ extension HTTPClientRequestHandler {
         self.onRequestFinished(false)
     }
 
-    /// Stops the request's timers and records its byte counts and end.
+    /// Records the request's byte counts and end. The watchdog stays armed for the next request.
     private func end(_ exchange: Exchange) {
-        exchange.readTimer?.cancel()
-        exchange.deadlineTimer?.cancel()
-        exchange.readTimer = nil
-        exchange.deadlineTimer = nil
         let sent = self.counters.bytesWritten - exchange.bytesWrittenAtStart
         let received = self.counters.bytesRead - exchange.bytesReadAtStart
         exchange.request.metrics.record {
             $0.bytesSent = sent
             $0.bytesReceived = received
         }
-        exchange.request.metrics.mark(\.responseEnd)
+        exchange.request.metrics.mark(.responseEnd)
     }
 }
 

@@ -59,7 +59,7 @@ extension HTTPClientRequestHandler {
     func writeEnd() {
         guard let context, let metrics = self.exchange?.request.metrics else { return }
         let endWritten = self.eventLoop.makePromise(of: Void.self)
-        endWritten.futureResult.whenSuccess { metrics.mark(\.requestBodySent) }
+        endWritten.futureResult.whenSuccess { metrics.mark(.requestBodySent) }
         context.writeAndFlush(Self.wrapOutboundOut(.end(nil)), promise: endWritten)
     }
 }

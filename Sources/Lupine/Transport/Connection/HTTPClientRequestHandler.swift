@@ -26,12 +26,12 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         var headPromise: EventLoopPromise<TransportResponse>?
         /// Once the response head arrived.
         var bodySource: ResponseBody.Producer.Source?
-        var readTimer: Scheduled<Void>?
-        var deadlineTimer: Scheduled<Void>?
         /// The parked body producer's promise, kept until the channel becomes writable.
         var writabilityWaiter: EventLoopPromise<Void>?
         let bytesReadAtStart: Int
         let bytesWrittenAtStart: Int
+        /// Whether the first response byte has been marked in the metrics (once, not per read).
+        var responseStarted = false
 
         init(id: RequestID, request: PreparedRequest, headPromise: EventLoopPromise<TransportResponse>, counters: ByteCountingHandler) {
             self.id = id
@@ -42,8 +42,17 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         }
     }
 
+    /// How many body parts may wait for the consumer: socket reads stop once two wait and resume
+    /// once it has taken both. A part is at most one socket read (256 KiB, see
+    /// ``ConnectionFactory``) and the kernel's socket buffer holds what the server sends
+    /// meanwhile, so a large download keeps well under a MiB of its body in memory however slow
+    /// its consumer (a file on a slow disk), and a fast one still finds the next part waiting.
+    static let bodyBackPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(lowWatermark: 1, highWatermark: 2)
+
     var machine = HTTP1RequestStateMachine()
     var exchange: Exchange?
+    /// The connection's timer for the timeouts and when it fires (`+Watchdog.swift`).
+    var watchdog: (due: NIODeadline, task: Scheduled<Void>)?
     var context: ChannelHandlerContext?
     let eventLoop: any EventLoop
     let counters: ByteCountingHandler
@@ -67,9 +76,11 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        self.stopWatching()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        self.stopWatching()
         self.perform(self.machine.channelInactive())
         context.fireChannelInactive()
     }
@@ -110,7 +121,10 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     // MARK: Reading the response
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        self.exchange?.request.metrics.mark(\.responseStart)
+        if let exchange, !exchange.responseStarted {
+            exchange.responseStarted = true
+            exchange.request.metrics.mark(.responseStart)
+        }
         let now = self.eventLoop.now
         switch Self.unwrapInboundIn(data) {
         case .head(let head):
@@ -149,7 +163,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         let sequence = ResponseBody.Producer.makeSequence(
             elementType: ByteBuffer.self,
             failureType: (any Error).self,
-            backPressureStrategy: .init(lowWatermark: 4, highWatermark: 16),
+            backPressureStrategy: Self.bodyBackPressure,
             finishOnDeinit: false,
             delegate: delegate
         )

@@ -9,6 +9,9 @@ final class HTTPConnection: Sendable {
     private let handler: NIOLoopBound<HTTPClientRequestHandler>
     /// Connection-setup timings, copied into the metrics of the first request only.
     private let setupMetrics: TransportMetrics
+    /// The peer as `ip:port`, worked out once: the channel's address is read under a lock and
+    /// formatted with `inet_ntop`.
+    private let remoteAddress: String?
     private let servedRequests = NIOLockedValueBox(0)
 
     init(
@@ -21,6 +24,7 @@ final class HTTPConnection: Sendable {
         self.channel = channel
         self.handler = handler
         self.setupMetrics = setupMetrics
+        self.remoteAddress = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
     }
 
     var eventLoop: any EventLoop { self.channel.eventLoop }
@@ -33,7 +37,7 @@ final class HTTPConnection: Sendable {
             return count
         }
         let setup = self.setupMetrics
-        let remoteAddress = self.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+        let remoteAddress = self.remoteAddress
         request.metrics.record { metrics in
             metrics.isReusedConnection = served > 0
             metrics.remoteAddress = remoteAddress

@@ -36,9 +36,9 @@ final class TimedResolver: Resolver, Sendable {
         self.lookup.withLockedValue { lookup in
             if let lookup { return lookup }
             let metrics = self.metrics
-            metrics.mark(\.domainLookupStart)
+            metrics.mark(.domainLookupStart)
             let future = NIOThreadPool.singleton.runIfActive(eventLoop: self.eventLoop) {
-                defer { metrics.mark(\.domainLookupEnd) }
+                defer { metrics.mark(.domainLookupEnd) }
                 return try Self.resolve(host: host, port: port)
             }
             lookup = future

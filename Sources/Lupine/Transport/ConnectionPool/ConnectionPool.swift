@@ -1,29 +1,42 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Performs what the ``ConnectionPoolStateMachine`` decides: opens and closes connections, runs
-/// idle timers, and resumes the requests waiting for a connection.
+/// Performs what the ``ConnectionPoolStateMachine`` decides: opens and closes connections, times
+/// out idle connections and waiting requests (one timer for all, `+Sweep.swift`), and resumes the
+/// requests waiting for a connection.
 final class ConnectionPool: Sendable {
     typealias ConnectionID = ConnectionPoolStateMachine.ConnectionID
     typealias WaiterID = ConnectionPoolStateMachine.WaiterID
     typealias Action = ConnectionPoolStateMachine.Action
 
-    private struct HostPool {
+    /// One host's connections. A class: `hosts[key]?.stateMachine.…` on a struct goes through
+    /// the dictionary's modify coroutine, whose frame is allocated, several times per request.
+    ///
+    /// `@unchecked Sendable`: only touched inside `state.withLockedValue`, under the pool's lock.
+    final class HostPool: @unchecked Sendable {
         var stateMachine: ConnectionPoolStateMachine
         var connections: [ConnectionID: HTTPConnection] = [:]
-        /// Timers of parked connections, cancelled when the connection is leased or closed.
-        var idleTimers: [ConnectionID: Scheduled<Void>] = [:]
+        /// When parked connections time out, with the generation of their idleness; the sweep
+        /// reads them, and leasing or closing the connection forgets them.
+        var idleDeadlines: [ConnectionID: (at: NIODeadline, generation: Int)] = [:]
+
+        init(stateMachine: ConnectionPoolStateMachine) {
+            self.stateMachine = stateMachine
+        }
     }
 
-    private enum Waiter {
+    enum Waiter {
         /// The ID is handed out but the request has not yet registered its continuation.
         case allocated
         /// Cancelled or timed out before it registered; registration fails at once.
         case abandonedEarly(ConnectionPoolStateMachine.FailureReason)
+        /// `deliver` starts the request on the connection it is given, where the connection was
+        /// freed (its event loop, for a released one), and resumes the caller; or fails it.
         case waiting(
-            CheckedContinuation<HTTPConnection, any Error>,
-            timeout: TimeAmount?,
-            timer: Scheduled<Void>?
+            deliver: @Sendable (Result<HTTPConnection, any Error>) -> Void,
+            key: PoolKey,
+            deadline: (at: NIODeadline, timeout: TimeAmount)?,
+            requiresNewConnection: Bool
         )
     }
 
@@ -32,16 +45,18 @@ final class ConnectionPool: Sendable {
         case requeued([Action])
     }
 
-    private struct State {
+    struct State {
         var hosts: [PoolKey: HostPool] = [:]
         var waiters: [WaiterID: Waiter] = [:]
         var nextWaiterID = 0
         var isShutDown = false
+        /// The pool's one timer, for waiters' deadlines and idle timeouts, and when it fires.
+        var sweep: (due: NIODeadline, task: Scheduled<Void>)?
     }
 
-    private let state = NIOLockedValueBox(State())
+    let state = NIOLockedValueBox(State())
     private let factory: ConnectionFactory
-    private let eventLoopGroup: any EventLoopGroup
+    let eventLoopGroup: any EventLoopGroup
     private let configuration: TransportConfiguration
 
     init(configuration: TransportConfiguration, eventLoopGroup: any EventLoopGroup) {
@@ -51,15 +66,18 @@ final class ConnectionPool: Sendable {
     }
 
     /// Waits for a connection to `key`, in arrival order, until `deadline` or until the calling
-    /// Swift task or `cancellation` is cancelled.
-    func lease(
+    /// Swift task or `cancellation` is cancelled, and calls `start` with it. A request that had to
+    /// wait is started by whoever freed the connection (the connection's event loop, as it ends
+    /// the previous request), before the caller is resumed: no hop to the caller and back.
+    func lease<Started: Sendable>(
         _ key: PoolKey,
         requiresNewConnection: Bool,
         deadline: (at: NIODeadline, timeout: TimeAmount)?,
-        cancellation: TransportCancellation
-    ) async throws -> HTTPConnection {
+        cancellation: TransportCancellation,
+        start: @escaping @Sendable (HTTPConnection) -> Started
+    ) async throws -> Started {
         if !requiresNewConnection, let idle = self.leaseIdleConnection(key) {
-            return idle
+            return start(idle)
         }
         let waiter = self.state.withLockedValue { state in
             state.nextWaiterID += 1
@@ -68,11 +86,9 @@ final class ConnectionPool: Sendable {
         }
         cancellation.whenCancelled { self.abandon(waiter, key: key, reason: .cancelled) }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let timer = deadline.map { deadline in
-                    self.eventLoopGroup.any().scheduleTask(deadline: deadline.at) {
-                        self.abandon(waiter, key: key, reason: .timedOut)
-                    }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Started, any Error>) in
+                let deliver: @Sendable (Result<HTTPConnection, any Error>) -> Void = { result in
+                    continuation.resume(with: result.map(start))
                 }
                 let actions: [Action] = self.state.withLockedValue { state in
                     let earlyFailure: ConnectionPoolStateMachine.FailureReason?
@@ -82,16 +98,28 @@ final class ConnectionPool: Sendable {
                     }
                     if let earlyFailure {
                         state.waiters[waiter] = nil
-                        timer?.cancel()
                         continuation.resume(
                             throwing: Self.error(for: earlyFailure, connectError: nil, timeout: deadline?.timeout)
                         )
                         return []
                     }
-                    state.waiters[waiter] = .waiting(continuation, timeout: deadline?.timeout, timer: timer)
-                    let maximum = self.configuration.maximumConnectionsPerHost
-                    return state.hosts[key, default: HostPool(stateMachine: .init(maximumConnections: maximum))]
-                        .stateMachine.waiterArrived(waiter, requiresNewConnection: requiresNewConnection)
+                    state.waiters[waiter] = .waiting(
+                        deliver: deliver,
+                        key: key,
+                        deadline: deadline,
+                        requiresNewConnection: requiresNewConnection
+                    )
+                    if let deadline {
+                        self.arm(&state, until: deadline.at)
+                    }
+                    let pool: HostPool
+                    if let existing = state.hosts[key] {
+                        pool = existing
+                    } else {
+                        pool = HostPool(stateMachine: .init(maximumConnections: self.configuration.maximumConnectionsPerHost))
+                        state.hosts[key] = pool
+                    }
+                    return pool.stateMachine.waiterArrived(waiter, requiresNewConnection: requiresNewConnection)
                 }
                 self.perform(actions, key: key)
             }
@@ -114,7 +142,7 @@ final class ConnectionPool: Sendable {
                 // Not reached: a connection the state machine holds idle is always in `connections`.
                 return nil
             }
-            state.hosts[key]?.idleTimers.removeValue(forKey: id)?.cancel()
+            state.hosts[key]?.idleDeadlines[id] = nil
             return connection
         }
     }
@@ -123,6 +151,8 @@ final class ConnectionPool: Sendable {
     func shutdown() async {
         let (actions, connections) = self.state.withLockedValue { state in
             state.isShutDown = true
+            state.sweep?.task.cancel()
+            state.sweep = nil
             var actions: [(PoolKey, [Action])] = []
             var connections: [HTTPConnection] = []
             for key in state.hosts.keys {
@@ -142,7 +172,7 @@ final class ConnectionPool: Sendable {
 
     // MARK: Events
 
-    private func abandon(_ waiter: WaiterID, key: PoolKey, reason: ConnectionPoolStateMachine.FailureReason) {
+    func abandon(_ waiter: WaiterID, key: PoolKey, reason: ConnectionPoolStateMachine.FailureReason) {
         let actions: [Action] = self.state.withLockedValue { state in
             switch state.waiters[waiter] {
             case .allocated:
@@ -167,22 +197,15 @@ final class ConnectionPool: Sendable {
     private func connectionClosed(_ connection: ConnectionID, key: PoolKey) {
         let actions = self.state.withLockedValue { state in
             state.hosts[key]?.connections[connection] = nil
-            state.hosts[key]?.idleTimers.removeValue(forKey: connection)?.cancel()
+            state.hosts[key]?.idleDeadlines[connection] = nil
             return state.hosts[key]?.stateMachine.connectionClosed(connection) ?? []
-        }
-        self.perform(actions, key: key)
-    }
-
-    private func idleTimeoutFired(_ connection: ConnectionID, key: PoolKey, generation: Int) {
-        let actions = self.state.withLockedValue { state in
-            state.hosts[key]?.stateMachine.idleTimeoutFired(connection, generation: generation) ?? []
         }
         self.perform(actions, key: key)
     }
 
     // MARK: Effects
 
-    private func perform(_ actions: [Action], key: PoolKey, connectError: (any Error)? = nil) {
+    func perform(_ actions: [Action], key: PoolKey, connectError: (any Error)? = nil) {
         for action in actions {
             switch action {
             case .createConnection(let id):
@@ -191,41 +214,41 @@ final class ConnectionPool: Sendable {
                 let outcome: LeaseOutcome = self.state.withLockedValue { state in
                     guard let connection = state.hosts[key]?.connections[id] else {
                         // The connection closed between the decision and now: queue the waiter again.
-                        return .requeued(state.hosts[key]?.stateMachine.waiterArrived(waiter) ?? [])
+                        var requiresNew = false
+                        if case .waiting(_, _, _, let requires) = state.waiters[waiter] {
+                            requiresNew = requires
+                        }
+                        let actions = state.hosts[key]?.stateMachine.waiterArrived(waiter, requiresNewConnection: requiresNew)
+                        return .requeued(actions ?? [])
                     }
-                    state.hosts[key]?.idleTimers.removeValue(forKey: id)?.cancel()
+                    state.hosts[key]?.idleDeadlines[id] = nil
                     return .leased(connection, state.waiters.removeValue(forKey: waiter))
                 }
                 switch outcome {
                 case .requeued(let actions):
                     self.perform(actions, key: key)
-                case .leased(let connection, .waiting(let continuation, _, let timer)):
-                    timer?.cancel()
-                    continuation.resume(returning: connection)
+                case .leased(let connection, .waiting(let deliver, _, _, _)):
+                    deliver(.success(connection))
                 case .leased:
                     continue
                 }
             case .scheduleIdleTimeout(let id, let generation):
                 self.state.withLockedValue { state in
-                    guard let connection = state.hosts[key]?.connections[id] else { return }
-                    let timer = connection.eventLoop.scheduleTask(in: self.configuration.idleConnectionTimeout) {
-                        [weak self] in
-                        guard let self else { return }
-                        self.idleTimeoutFired(id, key: key, generation: generation)
-                    }
-                    state.hosts[key]?.idleTimers.updateValue(timer, forKey: id)?.cancel()
+                    guard state.hosts[key]?.connections[id] != nil else { return }
+                    let due = NIODeadline.now() + self.configuration.idleConnectionTimeout
+                    state.hosts[key]?.idleDeadlines[id] = (due, generation)
+                    self.arm(&state, until: due)
                 }
             case .closeConnection(let id):
                 let connection = self.state.withLockedValue { state in
-                    state.hosts[key]?.idleTimers.removeValue(forKey: id)?.cancel()
+                    state.hosts[key]?.idleDeadlines[id] = nil
                     return state.hosts[key]?.connections.removeValue(forKey: id)
                 }
                 connection?.close()
             case .failWaiter(let waiter, let reason):
                 let waiting = self.state.withLockedValue { $0.waiters.removeValue(forKey: waiter) }
-                guard case .waiting(let continuation, let timeout, let timer) = waiting else { continue }
-                timer?.cancel()
-                continuation.resume(throwing: Self.error(for: reason, connectError: connectError, timeout: timeout))
+                guard case .waiting(let deliver, _, let deadline, _) = waiting else { continue }
+                deliver(.failure(Self.error(for: reason, connectError: connectError, timeout: deadline?.timeout)))
             }
         }
     }

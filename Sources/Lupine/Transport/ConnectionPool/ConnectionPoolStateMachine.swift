@@ -5,7 +5,8 @@ import NIOCore
 ///
 /// Rules: at most `maximumConnections` connections (connecting, idle or leased); waiting requests
 /// are served in arrival order; an idle connection is handed out before a new one is made; an idle
-/// connection is closed after its idle timer fires unless it was used in between.
+/// connection is closed after its idle timer fires unless it was used in between; a request that
+/// requires a new connection (a retry after a stale one) is only ever given a fresh one.
 struct ConnectionPoolStateMachine {
     typealias ConnectionID = Int
     typealias WaiterID = Int
@@ -41,6 +42,8 @@ struct ConnectionPoolStateMachine {
     let maximumConnections: Int
     private(set) var connections: [ConnectionID: ConnectionState] = [:]
     private(set) var waiters = CircularBuffer<WaiterID>()
+    /// The waiters that must be given a connection that has carried no request yet.
+    private var waitersRequiringNewConnection: Set<WaiterID> = []
     private(set) var isShutDown = false
     private var nextConnectionID = 0
     private var nextGeneration = 0
@@ -55,7 +58,13 @@ struct ConnectionPoolStateMachine {
     /// A request arriving now would be handed an idle connection at once.
     var canLeaseImmediately: Bool { !self.isShutDown && self.anyIdleConnection() != nil }
 
-    private var connectingCount: Int { self.connections.values.filter { $0 == .connecting }.count }
+    private var connectingCount: Int {
+        var count = 0
+        for state in self.connections.values where state == .connecting {
+            count += 1
+        }
+        return count
+    }
 
     /// A request wants a connection. With `requiresNewConnection` (a retry after a stale
     /// connection) an idle connection is closed and replaced rather than handed out.
@@ -73,6 +82,9 @@ struct ConnectionPoolStateMachine {
             actions.append(.closeConnection(idle))
         }
         self.waiters.append(waiter)
+        if requiresNewConnection {
+            self.waitersRequiringNewConnection.insert(waiter)
+        }
         actions += self.createConnectionsForWaiters()
         return actions
     }
@@ -84,7 +96,7 @@ struct ConnectionPoolStateMachine {
             self.connections[connection] = nil
             return [.closeConnection(connection)]
         }
-        return self.makeAvailable(connection)
+        return self.makeAvailable(connection, isFresh: true)
     }
 
     /// A connection could not be made. The longest-waiting request fails with the error; the
@@ -93,6 +105,7 @@ struct ConnectionPoolStateMachine {
         guard self.connections.removeValue(forKey: connection) != nil else { return [] }
         var actions: [Action] = []
         if let waiter = self.waiters.popFirst() {
+            self.waitersRequiringNewConnection.remove(waiter)
             actions.append(.failWaiter(waiter, .connectFailed))
         }
         return actions + self.createConnectionsForWaiters()
@@ -105,7 +118,7 @@ struct ConnectionPoolStateMachine {
             self.connections[connection] = nil
             return [.closeConnection(connection)] + self.createConnectionsForWaiters()
         }
-        return self.makeAvailable(connection)
+        return self.makeAvailable(connection, isFresh: false)
     }
 
     /// A connection was closed (by the server, or after an error).
@@ -125,6 +138,7 @@ struct ConnectionPoolStateMachine {
     mutating func waiterAbandoned(_ waiter: WaiterID, reason: FailureReason) -> [Action] {
         guard let index = self.waiters.firstIndex(of: waiter) else { return [] }
         self.waiters.remove(at: index)
+        self.waitersRequiringNewConnection.remove(waiter)
         return [.failWaiter(waiter, reason)]
     }
 
@@ -133,6 +147,7 @@ struct ConnectionPoolStateMachine {
         self.isShutDown = true
         var actions = self.waiters.map { Action.failWaiter($0, .shutdown) }
         self.waiters.removeAll()
+        self.waitersRequiringNewConnection.removeAll()
         for (connection, state) in self.connections.sorted(by: { $0.key < $1.key }) {
             if case .idle = state {
                 self.connections[connection] = nil
@@ -142,12 +157,27 @@ struct ConnectionPoolStateMachine {
         return actions
     }
 
+    /// The idle connection with the lowest ID (a loop: this runs for every request).
     private func anyIdleConnection() -> ConnectionID? {
-        self.connections.filter { if case .idle = $0.value { return true } else { return false } }.keys.min()
+        var lowest: ConnectionID?
+        for (connection, state) in self.connections {
+            if case .idle = state, connection < (lowest ?? .max) {
+                lowest = connection
+            }
+        }
+        return lowest
     }
 
-    private mutating func makeAvailable(_ connection: ConnectionID) -> [Action] {
-        if let waiter = self.waiters.popFirst() {
+    /// Hands `connection` to the longest waiter, or parks it. A connection that has carried a
+    /// request is not given to a waiter that requires a new one: it is closed and replaced.
+    private mutating func makeAvailable(_ connection: ConnectionID, isFresh: Bool) -> [Action] {
+        if let waiter = self.waiters.first {
+            if !isFresh && self.waitersRequiringNewConnection.contains(waiter) {
+                self.connections[connection] = nil
+                return [.closeConnection(connection)] + self.createConnectionsForWaiters()
+            }
+            self.waiters.removeFirst()
+            self.waitersRequiringNewConnection.remove(waiter)
             self.connections[connection] = .leased
             return [.lease(connection, to: waiter)]
         }

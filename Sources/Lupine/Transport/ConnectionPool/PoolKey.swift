@@ -36,7 +36,8 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The `Host` header value: the host, bracketed when it is an IPv6 address, and a port unless it is the default.
     var hostHeader: String {
-        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        // A byte scan: Foundation's `contains(_: String)` goes through a locale-aware search.
+        let host = self.host.utf8.contains(UInt8(ascii: ":")) ? "[\(self.host)]" : self.host
         let defaultPort = self.scheme == .https ? 443 : 80
         return self.port == defaultPort ? host : "\(host):\(self.port)"
     }

@@ -20,3 +20,13 @@ func expectSessionCancelled<R>(sourceLocation: SourceLocation = #_sourceLocation
         return true
     }
 }
+
+/// Expects `body` to fail with the transport's whole-request deadline error.
+func expectRequestTimeout<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> R) async {
+    await #expect(sourceLocation: sourceLocation) {
+        _ = try await body()
+    } throws: { error in
+        guard case TransportError.requestTimeout = error else { return false }
+        return true
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A stored response as a lookup found it: the head to deliver and a way to its body.
+struct CacheEntry: Sendable {
+    /// Where the body is.
+    enum Body: Sendable {
+        /// Held in memory.
+        case memory([UInt8])
+        /// In an open disk entry.
+        case file(CacheFile)
+    }
+
+    /// The head to deliver, with `Age` set to the current age (§5.1) and the stored status.
+    var head: ResponseHead
+    var bodyLength: Int
+    /// The stored record the head was made from (for validation and refreshing).
+    let record: CacheRecord
+    let body: Body
+
+    init(record: CacheRecord, body: Body, now: Date) {
+        self.record = record
+        self.body = body
+        self.head = record.head(at: now)
+        switch body {
+        case .memory(let bytes): self.bodyLength = bytes.count
+        case .file(let file): self.bodyLength = file.bodyLength
+        }
+    }
+
+    /// The whole body. A disk entry's file is read and checked against its length and checksum;
+    /// a damaged one throws ``CacheEntryDamaged`` and is removed.
+    func readBody() throws -> [UInt8] {
+        switch self.body {
+        case .memory(let bytes):
+            return bytes
+        case .file(let file):
+            let bytes = try file.readBody(offset: 0, count: file.bodyLength)
+            try file.verify(Checksum.of(bytes))
+            return bytes
+        }
+    }
+
+    /// The body in chunks of at most `chunkSize` bytes; a disk entry is read as the chunks are
+    /// asked for, so a large one never sits in memory. A damaged entry ends the stream with
+    /// ``CacheEntryDamaged`` (after its last chunk when only the checksum disagrees) and is removed.
+    func bodyChunks(chunkSize: Int) -> AsyncThrowingStream<ByteBuffer, any Error> {
+        let chunkSize = max(1, chunkSize)
+        let (body, length) = (self.body, self.bodyLength)
+        // The position and running checksum, used by the stream's one consumer.
+        let progress = NIOLockedValueBox((offset: 0, checksum: Checksum(), finished: false))
+        return AsyncThrowingStream {
+            let (offset, finished) = progress.withLockedValue { ($0.offset, $0.finished) }
+            let count = min(chunkSize, length - offset)
+            guard !finished else { return nil }
+            switch body {
+            case .memory(let bytes):
+                guard count > 0 else { return nil }
+                progress.withLockedValue { $0.offset += count }
+                return ByteBuffer(bytes: bytes[offset..<offset + count])
+            case .file(let file):
+                guard count > 0 else {
+                    let checksum = progress.withLockedValue { state in
+                        state.finished = true
+                        return state.checksum.value
+                    }
+                    try file.verify(checksum)
+                    return nil
+                }
+                let bytes = try file.readBody(offset: offset, count: count)
+                progress.withLockedValue { state in
+                    state.offset += count
+                    state.checksum.update(bytes)
+                }
+                return ByteBuffer(bytes: bytes)
+            }
+        }
+    }
+}

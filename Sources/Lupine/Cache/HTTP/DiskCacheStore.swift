@@ -1,0 +1,222 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The disk half of an ``HTTPCache``: a directory with one file per stored variant, named by
+/// digests of its keys, published by renaming a finished temporary file. Several caches, in this
+/// process or others, may share the directory: each keeps an index of what it has seen and looks
+/// again when the directory changed.
+final class DiskCacheStore: Sendable {
+    static let temporaryPrefix = ".lpc-tmp-"
+    /// A temporary file this old is a dead writer's, whatever its process number says.
+    static let abandonedAge: TimeInterval = 86_400
+
+    let directory: URL
+    let capacity: Int
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var index = DiskCacheIndex()
+        /// The directory's modification time when it was last listed.
+        var stamp: [Int] = []
+    }
+
+    /// Opens `directory` (created if missing), removes dead writers' temporary files and
+    /// damaged entries, indexes the rest and evicts down to `capacity` bytes.
+    init(directory: URL, capacity: Int) throws(LupineError) {
+        self.directory = directory
+        self.capacity = max(0, capacity)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .cacheDirectoryUnusable(directory, reason: (error as NSError).localizedDescription)
+        }
+        guard access(directory.path, R_OK | W_OK | X_OK) == 0 else {
+            throw .cacheDirectoryUnusable(directory, reason: String(cString: strerror(errno)))
+        }
+        self.synchronize(removingAbandoned: true)
+        self.evict()
+    }
+
+    var usage: Int {
+        self.state.withLockedValue { $0.index.usage }
+    }
+
+    func path(_ name: String) -> String {
+        self.directory.appending(path: name).path
+    }
+
+    /// The stored variant of `primaryKey` that `request` selects (the newest when several do),
+    /// open; `nil` when there is none or its file vanished or is damaged (then it is removed).
+    func lookup(primaryKey: String, request: HTTPHeaders) -> CacheFile? {
+        if let file = self.select(primaryKey: primaryKey, request: request) {
+            return file
+        }
+        return self.synchronize(removingAbandoned: false) ? self.select(primaryKey: primaryKey, request: request) : nil
+    }
+
+    private func select(primaryKey: String, request: HTTPHeaders) -> CacheFile? {
+        let keyDigest = CacheDigest.hex(primaryKey).prefix(32)
+        let candidates = self.state.withLockedValue { state in
+            state.index.names(keyDigest: keyDigest).compactMap { name in state.index.files[name].map { (name, $0.varyFields) } }
+        }
+        var best: CacheFile?
+        for (name, fields) in candidates {
+            let variant = VaryKey.digest(fields: fields, request: request)
+            guard name == CacheKey.fileName(primary: primaryKey, variant: variant), let file = self.open(name) else { continue }
+            if file.record.primaryKey == primaryKey, file.record.variant == variant, file.record.responseTime >= (best?.record.responseTime ?? .distantPast) {
+                best = file
+            }
+        }
+        if let best {
+            best.touch()
+            let now = Date().timeIntervalSince1970
+            self.state.withLockedValue { $0.index.touch(best.record.fileName, at: now) }
+        }
+        return best
+    }
+
+    /// The entry file `name`, open, or `nil` (and forgotten).
+    private func open(_ name: String) -> CacheFile? {
+        guard let file = CacheFile.opening(path: self.path(name), expectedName: name) else {
+            self.state.withLockedValue { _ = $0.index.remove(name) }
+            return nil
+        }
+        return file
+    }
+
+    /// Publishes the finished temporary file at `temporaryPath` as `record`'s entry of `size`
+    /// bytes, replacing the variant it supersedes and those stored under another `Vary`; evicts.
+    @discardableResult
+    func publish(temporaryPath: String, record: CacheRecord, size: Int) -> Bool {
+        let name = record.fileName
+        guard rename(temporaryPath, self.path(name)) == 0 else {
+            unlink(temporaryPath)
+            return false
+        }
+        let now = Date().timeIntervalSince1970
+        let superseded = self.state.withLockedValue { state in
+            let others = state.index.names(keyDigest: DiskCacheIndex.keyDigest(of: name)).filter { other in
+                other != name && state.index.files[other]?.varyFields != record.varyFields
+            }
+            others.forEach { state.index.remove($0) }
+            state.index.insert(name, .init(size: size, lastUse: now, varyFields: record.varyFields))
+            return others
+        }
+        superseded.forEach { unlink(self.path($0)) }
+        self.evict()
+        return true
+    }
+
+    /// Removes every variant stored under `primaryKey`.
+    func remove(primaryKey: String) {
+        self.synchronize(removingAbandoned: false)
+        let keyDigest = CacheDigest.hex(primaryKey).prefix(32)
+        let names = self.state.withLockedValue { state in
+            let names = state.index.names(keyDigest: keyDigest)
+            names.forEach { state.index.remove($0) }
+            return names
+        }
+        names.forEach { unlink(self.path($0)) }
+    }
+
+    /// Removes every entry (and nothing else in the directory).
+    func removeAll() {
+        self.synchronize(removingAbandoned: false)
+        let names = self.state.withLockedValue { state in
+            let names = Array(state.index.files.keys)
+            names.forEach { state.index.remove($0) }
+            return names
+        }
+        names.forEach { unlink(self.path($0)) }
+    }
+
+    private func evict() {
+        let victims = self.state.withLockedValue { $0.index.evict(toFit: self.capacity) }
+        victims.forEach { unlink(self.path($0)) }
+    }
+
+    /// Brings the index up to date with the directory when it changed since it was last listed:
+    /// indexes new entries, forgets vanished ones, removes damaged ones (and, when asked, dead
+    /// writers' temporary files). Returns whether the directory had changed.
+    @discardableResult
+    private func synchronize(removingAbandoned: Bool) -> Bool {
+        let stamp = self.directoryStamp()
+        let known = self.state.withLockedValue { state -> [String: DiskCacheIndex.File]? in
+            state.stamp == stamp && !removingAbandoned ? nil : state.index.files
+        }
+        guard let known else { return false }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: self.directory.path)) ?? []
+        var found: [String: DiskCacheIndex.File] = [:]
+        for name in names {
+            if name.hasPrefix(Self.temporaryPrefix) {
+                if removingAbandoned, self.isAbandoned(name) {
+                    unlink(self.path(name))
+                }
+                continue
+            }
+            guard DiskCacheIndex.isEntryName(name) else { continue }
+            if let file = known[name] {
+                found[name] = file
+                continue
+            }
+            var info = stat()
+            guard lstat(self.path(name), &info) == 0 else { continue }
+            guard let file = self.open(name) else { continue }
+            found[name] = .init(size: Int(info.st_size), lastUse: info.modificationTime, varyFields: file.record.varyFields)
+        }
+        self.state.withLockedValue { state in
+            for name in state.index.files.keys where found[name] == nil && known[name] != nil {
+                state.index.remove(name)
+            }
+            for (name, file) in found where state.index.files[name] == nil {
+                state.index.insert(name, file)
+            }
+            state.stamp = stamp
+        }
+        return true
+    }
+
+    private func directoryStamp() -> [Int] {
+        var info = stat()
+        guard stat(self.directory.path, &info) == 0 else { return [] }
+        return info.modificationStamp + [Int(info.st_ino)]
+    }
+
+    /// Whether the temporary file `name` (`.lpc-tmp-<pid>-<random>`) belongs to a writer that
+    /// is gone: its process no longer exists, or the file is older than ``abandonedAge``; and only
+    /// when it is empty or begins as the cache's files do (a stranger's file is left alone).
+    private func isAbandoned(_ name: String) -> Bool {
+        guard CacheFile.isEmptyOrOurs(path: self.path(name)) else { return false }
+        let pid = name.dropFirst(Self.temporaryPrefix.count).split(separator: "-").first.flatMap { Int32($0) }
+        if let pid, pid > 0, kill(pid, 0) != 0, errno == ESRCH {
+            return true
+        }
+        var info = stat()
+        guard lstat(self.path(name), &info) == 0 else { return false }
+        return Date().timeIntervalSince1970 - info.modificationTime > Self.abandonedAge
+    }
+}
+
+extension stat {
+    /// The modification time in seconds since 1970, to the nanosecond where the system keeps it.
+    fileprivate var modificationTime: TimeInterval {
+        let stamp = self.modificationStamp
+        return TimeInterval(stamp[0]) + TimeInterval(stamp[1]) / 1e9
+    }
+
+    /// The modification time as seconds and nanoseconds.
+    fileprivate var modificationStamp: [Int] {
+        #if canImport(Darwin)
+        let time = self.st_mtimespec
+        #else
+        let time = self.st_mtim
+        #endif
+        return [Int(time.tv_sec), Int(time.tv_nsec)]
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import NIOCore
+
+/// An ``HTTPCache`` is also a plain ``ResponseCache``, for code that asks a cache directly. The
+/// session's loop does not go through this: it follows the cache's rules itself (validation with
+/// a conditional request, invalidation, bodies stored as they arrive).
+extension HTTPCache: ResponseCache {
+    /// The stored response for `request`, fresh or stale by RFC 9111 at this moment.
+    public func lookup(_ request: Request) async -> CacheLookup {
+        switch self.decision(for: request, now: Date()) {
+        case .fresh(let entry), .staleUsable(let entry):
+            return (try? entry.readBody()).map { .fresh(CachedResponse(head: entry.head, data: $0)) } ?? .miss
+        case .validate(let entry, _):
+            return (try? entry.readBody()).map { .stale(CachedResponse(head: entry.head, data: $0)) } ?? .miss
+        case .miss, .unsatisfiable:
+            return .miss
+        }
+    }
+
+    /// Stores `response` for `request` when RFC 9111 allows, as received at its `storedAt`.
+    public func store(_ response: CachedResponse, for request: Request) async {
+        guard let writer = self.writer(for: request, response: response.head, requestTime: response.storedAt, responseTime: response.storedAt) else {
+            return
+        }
+        writer.append(ByteBuffer(bytes: response.data))
+        writer.commit()
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// `--cache DIR`, `--no-cache` and `-b/--cookie-jar/--session FILE`, with the real `lupine`
+/// process run twice against one folder in a sandbox: what the first run keeps, the second uses.
+@Suite struct LupineCacheAndCookieTests {
+    @Test func aSecondRunIsAnsweredFromTheFirstRunsCache() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let url = countedURL(server, "cli-cache", [("Cache-Control", "max-age=60")]).absoluteString
+        let first = try await LupineCommandLineTests.lupine(["get", url, "--cache", "cache"], in: sandbox.work)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try await LupineCommandLineTests.lupine(["get", url, "--cache", "cache", "-v"], in: sandbox.work)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.output == first.output)
+        #expect(second.stderr.contains("came from the cache"), "\(second.stderr)")
+        #expect(server.counted("cli-cache").requests == 1)
+
+        let reloaded = try await LupineCommandLineTests.lupine(["get", url, "--cache", "cache", "--no-cache"], in: sandbox.work)
+        #expect(reloaded.status == 0)
+        #expect(server.counted("cli-cache").requests == 2)
+        #expect(try sandbox.workContents() == ["cache"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    /// `lupine get --cache cache` in `sandbox`'s work folder, started on a storable response (200
+    /// with an ETag) whose body stalls after 400,000 of its 1,000,000 bytes, once those reached
+    /// standard output and the entry being stored is in the folder, not yet published.
+    static func startStalledStore(from server: LupineTestServer, in sandbox: Sandbox) async throws -> LupineCommandLineTests.Running {
+        let stalled = server.faultsBaseURL.absoluteString + "/interrupt?bytes=1000000&at=400000&then=stall"
+        let running = try LupineCommandLineTests.start(["get", stalled, "--cache", "cache"], in: sandbox.work)
+        try await LupineDownloadInterruptionTests.waitUntil(running.stdout, holds: 400_000)
+        let cache = sandbox.work.appending(path: "cache")
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: cache.path).isEmpty, "the entry being stored")
+        return running
+    }
+
+    @Test func aKillDuringAStoreLeavesACacheThatOpensCleanly() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let running = try await Self.startStalledStore(from: server, in: sandbox)
+        running.process.send(SIGKILL)
+        #expect(try await running.finish().status == 128 + SIGKILL)
+
+        let url = countedURL(server, "after-kill", [("Cache-Control", "max-age=60")]).absoluteString
+        for _ in 0..<2 {
+            let run = try await LupineCommandLineTests.lupine(["get", url, "--cache", "cache"], in: sandbox.work)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(server.counted("after-kill").requests == 1)
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    @Test func cookiesSetInOneRunAreSentInTheNext() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let base = server.baseURL.absoluteString
+        let login = try await LupineCommandLineTests.lupine(["get", base + "/cookies/set?session=abc", "-b", "jar.txt"], in: sandbox.work)
+        #expect(login.status == 0, "\(login.stderr)")
+        let jar = sandbox.work.appending(path: "jar.txt")
+        let text = try String(contentsOf: jar, encoding: .utf8)
+        #expect(text.contains("\tsession\tabc"), "\(text)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: jar.path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+
+        for option in ["--session", "--cookie-jar"] {
+            let later = try await LupineCommandLineTests.lupine(["get", base + "/cookies", option, "jar.txt"], in: sandbox.work)
+            let cookies = LupineCommandLineTests.json(later.stdout)?["cookies"] as? [String: String]
+            #expect(cookies == ["session": "abc"], "\(option): \(later.stdout) \(later.stderr)")
+        }
+        #expect(try sandbox.workContents() == ["jar.txt"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    @Test func aCookieFileWithGarbageIsReadWithWarningsAndAFolderIsNeverReplaced() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let base = server.baseURL.absoluteString
+        let garbage = "# Netscape HTTP Cookie File\nnot a cookie line\n127.0.0.1\tFALSE\t/\tFALSE\t0\tkept\tyes\n\u{0}\u{1}binary\n"
+        try Data(garbage.utf8).write(to: sandbox.work.appending(path: "jar.txt"))
+        let read = try await LupineCommandLineTests.lupine(["get", base + "/cookies", "-b", "jar.txt"], in: sandbox.work)
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stderr.contains("warning"), "\(read.stderr)")
+        #expect(LupineCommandLineTests.json(read.stdout)?["cookies"] as? [String: String] == ["kept": "yes"])
+
+        try FileManager.default.createDirectory(at: sandbox.work.appending(path: "folder"), withIntermediateDirectories: false)
+        try Data("inside\n".utf8).write(to: sandbox.work.appending(path: "folder/file.txt"))
+        let folder = try await LupineCommandLineTests.lupine(["get", base + "/cookies/set?a=1", "-b", "folder"], in: sandbox.work)
+        #expect(folder.status != 0 || folder.stderr.contains("warning"), "\(folder.stderr)")
+        #expect(try String(contentsOf: sandbox.work.appending(path: "folder/file.txt"), encoding: .utf8) == "inside\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.work.appending(path: "folder").path) == ["file.txt"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import Testing
+
+/// The session's ``CookieStorage`` in the loop, against the test server's httpbin cookie
+/// endpoints over loopback: cookies set by a response (a redirect included) are sent on later
+/// matching requests, and never to another host.
+@Suite struct CookieSessionTests {
+    /// The cookies `/cookies` says it received.
+    private static func echoedCookies(_ completion: TaskCompletion) -> [String: String] {
+        let object = (try? JSONSerialization.jsonObject(with: Data(completion.responseData))) as? [String: Any]
+        return object?["cookies"] as? [String: String] ?? [:]
+    }
+
+    @Test func aLoginThenARequestCarriesTheSessionCookie() async throws {
+        try await withServerAndTransport { server, transport in
+            let manager = SessionManager(transport: transport)
+            // `/cookies/set` answers with Set-Cookie and a redirect to `/cookies`: the hop already carries them.
+            let login = await completion(of: Request(url: server.baseURL.appending("/cookies/set?session=abc&theme=dark")), on: manager)
+            #expect(Self.echoedCookies(login) == ["session": "abc", "theme": "dark"])
+            let later = await completion(of: Request(url: server.baseURL.appending("/cookies")), on: manager)
+            #expect(Self.echoedCookies(later) == ["session": "abc", "theme": "dark"])
+            #expect(manager.cookieStorage?.cookies(for: server.baseURL).map(\.name).sorted() == ["session", "theme"])
+
+            _ = await completion(of: Request(url: server.baseURL.appending("/cookies/delete?theme")), on: manager)
+            let afterDelete = await completion(of: Request(url: server.baseURL.appending("/cookies")), on: manager)
+            #expect(Self.echoedCookies(afterDelete) == ["session": "abc"])
+        }
+    }
+
+    @Test func aRequestThatDoesNotHandleCookiesNeitherSendsNorKeepsThem() async throws {
+        try await withServerAndTransport { server, transport in
+            let manager = SessionManager(transport: transport)
+            var login = Request(url: server.baseURL.appending("/cookies/set?ignored=1"))
+            login.httpShouldHandleCookies = false
+            #expect(Self.echoedCookies(await completion(of: login, on: manager)).isEmpty)
+            #expect(manager.cookieStorage?.allCookies.isEmpty == true)
+
+            _ = await completion(of: Request(url: server.baseURL.appending("/cookies/set?kept=1")), on: manager)
+            var quiet = Request(url: server.baseURL.appending("/cookies"))
+            quiet.httpShouldHandleCookies = false
+            #expect(Self.echoedCookies(await completion(of: quiet, on: manager)).isEmpty)
+            manager.cookieStorage = nil
+            #expect(Self.echoedCookies(await completion(of: Request(url: server.baseURL.appending("/cookies")), on: manager)).isEmpty)
+        }
+    }
+
+    @Test func theCallersOwnCookieHeaderIsKeptAndTheJarsAdded() async throws {
+        try await withServerAndTransport { server, transport in
+            let manager = SessionManager(transport: transport)
+            _ = await completion(of: Request(url: server.baseURL.appending("/cookies/set?jar=1")), on: manager)
+            let mixed = await completion(of: Request(url: server.baseURL.appending("/cookies"), headers: ["Cookie": "own=2"]), on: manager)
+            #expect(Self.echoedCookies(mixed) == ["own": "2", "jar": "1"])
+        }
+    }
+
+    @Test func cookiesNeverFollowARedirectToAnotherHost() async throws {
+        let server = try await LupineTestServer.start()
+        // `other.test` is the same server under another name.
+        let transport = NIOTransport(configuration: TransportConfiguration(hostAddresses: ["other.test": "127.0.0.1"]))
+        let manager = SessionManager(transport: transport)
+        _ = await completion(of: Request(url: server.baseURL.appending("/cookies/set?secret=1")), on: manager)
+        let elsewhere = "http://other.test:\(server.port)/cookies"
+        let target = server.baseURL.appending("/redirect-to?url=\(elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        let redirected = await completion(of: Request(url: target), on: manager)
+        #expect(redirected.response?.url.host == "other.test")
+        #expect(Self.echoedCookies(redirected).isEmpty)
+        // The same jar still sends it to its own host.
+        #expect(Self.echoedCookies(await completion(of: Request(url: server.baseURL.appending("/cookies")), on: manager)) == ["secret": "1"])
+        await transport.shutdown()
+        await server.stop()
+    }
+}

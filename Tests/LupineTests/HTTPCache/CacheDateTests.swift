@@ -1,0 +1,66 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import Lupine
+
+/// HTTP dates in their three forms (RFC 9110 §5.6.7), and the digest that names cache files.
+@Suite struct CacheDateTests {
+    private let instant = Date(timeIntervalSince1970: 784_111_777)
+
+    @Test func theThreeFormsNameTheSameInstant() {
+        #expect(CacheDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == self.instant)
+        #expect(CacheDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: CacheFixture.now) == self.instant)
+        #expect(CacheDate.parse("Sun Nov  6 08:49:37 1994") == self.instant)
+    }
+
+    @Test func agreesWithTheIMFFixdateParser() {
+        for offset in stride(from: -400_000_000.0, through: 400_000_000, by: 37_777_777) {
+            let text = CacheFixture.httpDate(offset)
+            #expect(CacheDate.parse(text) == HTTPDate.parse(text), "\(text)")
+        }
+        #expect(CacheDate.parse("Thu, 29 Feb 2024 12:00:00 GMT") == HTTPDate.parse("Thu, 29 Feb 2024 12:00:00 GMT"))
+    }
+
+    @Test func twoDigitYearsMoreThanFiftyYearsAheadAreTheLastCentury() {
+        let now = CacheFixture.now  // 2023
+        #expect(CacheDate.parse("Monday, 06-Nov-73 00:00:00 GMT", now: now).map { Calendar(identifier: .gregorian).component(.year, from: $0) } == 2073)
+        #expect(CacheDate.parse("Sunday, 06-Nov-74 00:00:00 GMT", now: now).map { Calendar(identifier: .gregorian).component(.year, from: $0) } == 1974)
+    }
+
+    @Test func invalidDatesAreNil() {
+        let bad = [
+            "", "0", "-1", "now", "Sun, 31 Feb 2024 00:00:00 GMT", "Sun, 29 Feb 2023 00:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994 08:60:37 GMT", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 GMT\u{0}", "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 06 Nov 994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT", "Sun, ０６ Nov 1994 08:49:37 GMT", String(repeating: "Sun, ", count: 10_000),
+        ]
+        for text in bad {
+            #expect(CacheDate.parse(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func theDigestIsSHA256() {
+        for text in ["", "abc", String(repeating: "a", count: 55), String(repeating: "b", count: 64), "http://ex.test/ü?x=1#f" + String(repeating: "z", count: 1000)] {
+            let expected = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+            #expect(CacheDigest.hex(text) == expected)
+        }
+    }
+
+    @Test func fileNamesNeverCarryURLText() throws {
+        let url = try #require(URL(string: "http://user:secret@EXAMPLE.test:8080/../etc/passwd?q=%00#frag"))
+        let key = try #require(CacheKey.primary(url))
+        #expect(key == "http://example.test:8080/../etc/passwd?q=%00")
+        let name = CacheKey.fileName(primary: key, variant: CacheDigest.hex(""))
+        #expect(DiskCacheIndex.isEntryName(name))
+        #expect(name.allSatisfy { $0.isHexDigit || $0 == "-" || $0 == "." || $0 == "l" || $0 == "p" })
+        let ftp = try #require(URL(string: "ftp://example.test/a"))
+        let bare = try #require(URL(string: "http://example.test"))
+        #expect(CacheKey.primary(ftp) == nil)
+        #expect(CacheKey.primary(bare) == "http://example.test/")
+        for text in ["http://[::1]:8080/a", "https://EXAMPLE.test:443/x?y#z", "http://ü.test/ä", "http://example.test/%0D%0A%00"] {
+            let url = try #require(URL(string: text))
+            #expect(CacheKey.primary(url) != nil, "\(text)")
+        }
+        #expect(CacheKey.primary(try #require(URL(string: "https://EXAMPLE.test:443/x?y#z"))) == "https://example.test/x?y")
+    }
+}

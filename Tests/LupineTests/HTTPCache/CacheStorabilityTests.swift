@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import Lupine
+
+/// Which responses are stored (RFC 9111 §3, §3.5) and what of them.
+@Suite struct CacheStorabilityTests {
+    private let cacheable = [("Cache-Control", "max-age=60")]
+
+    private func stores(_ fields: [(String, String)]) -> Bool {
+        self.stores(CacheFixture.request(), 200, fields)
+    }
+
+    private func stores(_ request: Request, _ status: Int, _ fields: [(String, String)]) -> Bool {
+        HTTPCache(memoryCapacity: 1 << 20).writer(for: request, response: CacheFixture.response(status, fields), requestTime: CacheFixture.now, responseTime: CacheFixture.now) != nil
+    }
+
+    @Test func onlyPlainGETsAreStored() {
+        #expect(self.stores(self.cacheable))
+        for method in [HTTPMethod.HEAD, .POST, .PUT, .DELETE, .PATCH, .OPTIONS] {
+            #expect(!self.stores(CacheFixture.request("a", method: method), 200, self.cacheable), "\(method)")
+        }
+        #expect(!self.stores(CacheFixture.request("a", [("Range", "bytes=0-9")]), 200, self.cacheable))
+    }
+
+    @Test func statuses() {
+        #expect(!self.stores(CacheFixture.request(), 206, self.cacheable + [("Content-Range", "bytes 0-4/10")]))
+        #expect(!self.stores(CacheFixture.request(), 304, self.cacheable))
+        #expect(!self.stores(CacheFixture.request(), 100, self.cacheable))
+        #expect(self.stores(CacheFixture.request(), 500, self.cacheable))
+        #expect(self.stores(CacheFixture.request(), 302, self.cacheable))
+        let validatorOnly = [("ETag", "\"x\"")]
+        #expect(self.stores(CacheFixture.request(), 404, validatorOnly))
+        #expect(!self.stores(CacheFixture.request(), 500, validatorOnly))
+        #expect(!self.stores(CacheFixture.request(), 302, validatorOnly))
+        #expect(self.stores(CacheFixture.request(), 302, validatorOnly + [("Cache-Control", "public")]))
+        #expect(self.stores(CacheFixture.request(), 202, validatorOnly + [("Cache-Control", "private")]))
+    }
+
+    @Test func noStoreOnEitherSide() {
+        #expect(!self.stores(CacheFixture.request(), 200, [("Cache-Control", "max-age=60, no-store")]))
+        #expect(!self.stores(CacheFixture.request(), 200, [("Cache-Control", "NO-STORE"), ("Cache-Control", "max-age=60")]))
+        #expect(!self.stores(CacheFixture.request("a", [("Cache-Control", "no-store")]), 200, self.cacheable))
+    }
+
+    @Test func varyStarIsNeverStored() {
+        #expect(!self.stores(CacheFixture.request(), 200, self.cacheable + [("Vary", "Accept, *")]))
+        #expect(!self.stores(CacheFixture.request(), 200, self.cacheable + [("Vary", "Accept"), ("Vary", "*")]))
+    }
+
+    @Test func authorizedRequestsNeedPublicSharedMaxAgeOrMustRevalidate() {
+        let authorized = CacheFixture.request("a", [("Authorization", "Bearer secret")])
+        #expect(!self.stores(authorized, 200, self.cacheable))
+        #expect(!self.stores(authorized, 200, [("Cache-Control", "max-age=60, private")]))
+        #expect(self.stores(authorized, 200, [("Cache-Control", "max-age=60, public")]))
+        #expect(self.stores(authorized, 200, [("Cache-Control", "s-maxage=60"), ("ETag", "\"x\"")]))
+        #expect(self.stores(authorized, 200, [("Cache-Control", "must-revalidate, max-age=60")]))
+    }
+
+    @Test func uselessResponsesAreNotStored() {
+        #expect(!self.stores([]))
+        #expect(!self.stores([("Cache-Control", "max-age=0")]))
+        #expect(self.stores([("Cache-Control", "max-age=0"), ("ETag", "\"x\"")]))
+        #expect(self.stores([("Last-Modified", CacheFixture.httpDate(-1000))]))
+    }
+
+    @Test func hopByHopFieldsCookiesAndURLCredentialsAreNotKept() throws {
+        let cache = HTTPCache(memoryCapacity: 1 << 20)
+        let url = try #require(URL(string: "http://user:secret@example.test/a"))
+        let request = Request(url: url)
+        let response = ResponseHead(
+            status: .ok,
+            headers: HTTPHeaders(self.cacheable + [
+                ("Set-Cookie", "session=1"), ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
+                ("Transfer-Encoding", "chunked"), ("X-Kept", "yes"),
+            ]),
+            url: url)
+        let writer = try #require(cache.writer(for: request, response: response, requestTime: CacheFixture.now, responseTime: CacheFixture.now))
+        writer.append(ByteBuffer(bytes: [1, 2, 3]))
+        writer.commit()
+        let entry = try #require(cache.anyStoredEntry(for: CacheFixture.request()))
+        #expect(entry.head.headers.map(\.name).sorted() == ["Age", "Cache-Control", "X-Kept"])
+        #expect(entry.head.url.absoluteString == "http://example.test/a")
+    }
+
+    @Test func anAbandonedWriterStoresNothing() {
+        let cache = HTTPCache(memoryCapacity: 1 << 20)
+        let writer = cache.writer(for: CacheFixture.request(), response: CacheFixture.response(200, self.cacheable), requestTime: CacheFixture.now, responseTime: CacheFixture.now)
+        writer?.append(ByteBuffer(bytes: [1]))
+        writer?.abandon()
+        writer?.commit()
+        #expect(cache.anyStoredEntry(for: CacheFixture.request()) == nil)
+        #expect(cache.currentMemoryUsage == 0)
+    }
+}
