@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Lupine", targets: ["Lupine"]),
+        .library(name: "LupineImage", targets: ["LupineImage"]),
         .library(name: "LupineTestServer", targets: ["LupineTestServer"]),
         .executable(name: "lupine", targets: ["LupineCLI"]),
         .executable(name: "lupine-bench", targets: ["LupineBench"]),
@@ -45,6 +46,11 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "LupineImage",
+            dependencies: ["Lupine"],
             swiftSettings: strictSwift6
         ),
         .target(
@@ -108,6 +114,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "LupineImageTests",
+            dependencies: ["LupineImage", "Lupine", "LupineTestServer"],
             swiftSettings: strictSwift6
         ),
         .testTarget(
