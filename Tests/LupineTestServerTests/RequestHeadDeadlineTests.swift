@@ -6,13 +6,14 @@ import Testing
 /// margin of seconds, for a machine busy with the rest of the suite.
 @Suite("Request-head deadline and connection limit")
 struct RequestHeadDeadlineTests {
-    // Long enough for a fully loaded two-core machine to send a head in time; short enough to wait out.
-    private static let deadline = LupineTestServer.Configuration(requestHeadTimeout: .seconds(6))
+    // Long enough for a fully loaded two-core machine to send a head in time (a task there was
+    // seen to wait 6 s between connecting and sending); short enough to wait out.
+    private static let deadline = LupineTestServer.Configuration(requestHeadTimeout: .seconds(15))
 
     /// A request head that never ends, for a slowloris to trickle.
-    private static let endlessHead = Array(("GET /get HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "é", count: 120)).utf8)
+    private static let endlessHead = Array(("GET /get HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "é", count: 200)).utf8)
 
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
     func silentAndTricklingConnectionsAreClosed(faultListener: Bool) async throws {
         try await withServer(Self.deadline) { server in
             let url = faultListener ? server.faultsBaseURL : server.baseURL
@@ -23,7 +24,7 @@ struct RequestHeadDeadlineTests {
                     group.addTask {
                         let closed = try await Blocking.run {
                             // Reads wait well past the deadline: a loaded machine fires it late.
-                            let socket = try BlockingSocket.open(host: host, port: port, timeout: 30)
+                            let socket = try BlockingSocket.open(host: host, port: port, timeout: 60)
                             defer { socket.disconnect() }
                             return socket.waitForClose(limit: 0)
                         }
@@ -31,9 +32,9 @@ struct RequestHeadDeadlineTests {
                     }
                 }
                 group.addTask {
-                    // 240 bytes at one per 100 ms would take 24 s; the deadline is 6 s.
+                    // 400 bytes at one per 100 ms would take 40 s; the deadline is 15 s.
                     let (sent, closed) = try await Blocking.run {
-                        let socket = try BlockingSocket.open(host: host, port: port, timeout: 30)
+                        let socket = try BlockingSocket.open(host: host, port: port, timeout: 60)
                         defer { socket.disconnect() }
                         return (socket.trickle(Self.endlessHead, interval: 100), socket.waitForClose(limit: 0))
                     }
@@ -53,29 +54,36 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func keepAliveConnectionIsClosedWhenTheNextHeadIsLate() async throws {
         try await withServer(Self.deadline) { server in
-            let main = try await server.connect()
-            #expect(try await main.request("GET", "/get").status == 200)
-            #expect(await main.isClosedByServer())
-            let faults = try await server.connectToFaults()
-            #expect(try await faults.request("GET", "/nowhere").status == 404)
-            #expect(await faults.isClosedByServer())
+            async let main: Bool = {
+                let main = try await server.connect()
+                #expect(try await main.request("GET", "/get").status == 200)
+                return await main.isClosedByServer()
+            }()
+            async let faults: Bool = {
+                let faults = try await server.connectToFaults()
+                #expect(try await faults.request("GET", "/nowhere").status == 404)
+                return await faults.isClosedByServer()
+            }()
+            let (mainClosed, faultsClosed) = try await (main, faults)
+            #expect(mainClosed)
+            #expect(faultsClosed)
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func responsesSlowerThanTheDeadlineAreNotCut() async throws {
         try await withServer(Self.deadline) { server in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let client = try await server.connect()
-                    #expect(try await client.request("GET", "/delay/8").status == 200)
+                    #expect(try await client.request("GET", "/delay/18").status == 200)
                 }
                 group.addTask {
                     let client = try await server.connect()
-                    #expect(try await client.request("GET", "/drip?numbytes=3&duration=8").body.count == 3)
+                    #expect(try await client.request("GET", "/drip?numbytes=3&duration=18").body.count == 3)
                 }
                 // Readers slower than the deadline: 32 MiB cannot sit in the socket buffers, so
                 // the server is still writing when the pause ends.
@@ -84,7 +92,7 @@ struct RequestHeadDeadlineTests {
                         let reader = try await RawHTTPClient.connect(to: url)
                         try await reader.sendRequest("GET", path, headers: [("Range", "bytes=0-")])
                         let head = try await reader.readHead()
-                        try await Task.sleep(for: .seconds(8))  // the slow reader's pause, not a synchronisation
+                        try await Task.sleep(for: .seconds(18))  // the slow reader's pause, not a synchronisation
                         let length = try #require(head.header("Content-Length").flatMap { Int($0) })
                         do {
                             #expect(try await reader.read(count: length).count == 33_554_432)
@@ -98,7 +106,7 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func bodyThatStopsArrivingIsCutAndItsReservationReturned() async throws {
         try await withServer(Self.deadline) { server in
             let client = try await server.connect()
@@ -109,7 +117,7 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
         try await withServer(.init(requestHeadTimeout: .seconds(60), maximumConnections: 3)) { server in
             var held: [RawHTTPClient] = []
