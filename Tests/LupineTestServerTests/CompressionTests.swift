@@ -16,7 +16,11 @@ struct CompressionTests {
             #expect(raw.header("Content-Encoding") == encoding)
             #expect(throws: (any Error).self) { try raw.jsonObject() }
 
-            let (data, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent(encoding))
+            // A session of its own: the shared one's connection cache outlives other tests' servers,
+            // whose ports the kernel hands out again.
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.finishTasksAndInvalidate() }
+            let (data, _) = try await session.data(from: server.baseURL.appendingPathComponent(encoding))
             let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(json[flag] as? Bool == true)
             #expect(json["method"] as? String == "GET")
