@@ -27,7 +27,9 @@ struct ExecutionOutcome: Sendable {
 /// in this order:
 ///
 /// 1. the sink prepares the request (a resumed download adds its range);
-/// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent;
+/// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent (an
+///    ``HTTPCache`` may also start a background revalidation, or keep a stale response to
+///    deliver if the request fails: see ``cachePoint(_:keyed:request:into:task:outcome:)``);
 /// 3. adaptation: the request's ``RequestInterceptor``, then the session's;
 /// 4. the exchange: the request is sent; redirects (``RedirectHandler``) and Basic challenges
 ///    are answered within the attempt;
