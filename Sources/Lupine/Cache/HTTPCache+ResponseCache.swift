@@ -5,16 +5,22 @@ import NIOCore
 /// session's loop does not go through this: it follows the cache's rules itself (validation with
 /// a conditional request, invalidation, bodies stored as they arrive).
 extension HTTPCache: ResponseCache {
-    /// The stored response for `request`, fresh or stale by RFC 9111 at this moment.
+    /// The stored response for `request`, fresh or stale by RFC 9111 at this moment (a `HEAD`
+    /// gets the stored `GET` response's head and no body).
     public func lookup(_ request: Request) async -> CacheLookup {
+        let found: (entry: CacheEntry, fresh: Bool)
         switch self.decision(for: request, now: Date()) {
         case .fresh(let entry), .staleUsable(let entry):
-            return (try? entry.readBody()).map { .fresh(CachedResponse(head: entry.head, data: $0)) } ?? .miss
-        case .validate(let entry, _):
-            return (try? entry.readBody()).map { .stale(CachedResponse(head: entry.head, data: $0)) } ?? .miss
+            found = (entry, true)
+        case .validate(let entry, _, _), .staleWhileRevalidate(let entry, _):
+            found = (entry, false)
         case .miss, .unsatisfiable:
             return .miss
         }
+        let entry = request.method == .HEAD ? found.entry.headOnly : found.entry
+        guard let data = try? entry.readBody() else { return .miss }
+        let response = CachedResponse(head: entry.head, data: data)
+        return found.fresh ? .fresh(response) : .stale(response)
     }
 
     /// Stores `response` for `request` when RFC 9111 allows, as received at its `storedAt`.

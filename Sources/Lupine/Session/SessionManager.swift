@@ -269,13 +269,16 @@ open class SessionManager: @unchecked Sendable {
     public func downloadProgress(for task: SessionTask) -> Progress { task.delegate.downloadProgress(of: task) }
 
     /// Invalidates the manager: later tasks fail with ``LupineError/sessionInvalidated``; with
-    /// `cancelingTasks`, running ones are cancelled, and without, they run to completion. A
+    /// `cancelingTasks`, running ones are cancelled, and without, they run to completion. The
+    /// background revalidations of `stale-while-revalidate` are cancelled either way. A
     /// transport the manager created is shut down once its last task has completed.
     public func invalidateSession(cancelingTasks: Bool) {
-        let running = self.settings.withLockedValue { settings in
+        let (running, background) = self.settings.withLockedValue { settings in
             settings.isInvalidated = true
-            return Array(settings.tasks.values)
+            return (Array(settings.tasks.values), settings.features.backgroundTasks)
         }
+        // Background revalidations serve no caller: they end with the session either way.
+        background.cancelAll()
         if cancelingTasks {
             for task in running {
                 task.cancel()

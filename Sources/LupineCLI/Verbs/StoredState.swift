@@ -66,12 +66,14 @@ struct StoredState {
     }
 }
 
-/// Says on standard error, with `-v`, when the response came from the cache or was revalidated.
+/// Says on standard error, with `-v`, when the response came from the cache, was revalidated, or
+/// came from the cache past its freshness.
 struct CacheNotice: EventMonitor {
     func taskDidComplete(_ task: SessionTask, with completion: TaskCompletion) {
         switch completion.cacheStatus {
         case .hit?: StandardError.write("lupine: the response came from the cache\n")
         case .revalidated?: StandardError.write("lupine: the cached response was revalidated (304 Not Modified)\n")
+        case .stale?: StandardError.write("lupine: a stale response came from the cache\n")
         case .miss?, nil: break
         }
     }

@@ -26,6 +26,22 @@ import Testing
         #expect(sandbox.unchangedOutsideWork())
     }
 
+    @Test func aStaleResponseFromTheCacheIsSaidSo() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let url = countedURL(server, "cli-stale", [("Cache-Control", "max-age=0"), ("ETag", "\"s\"")]).absoluteString
+        let first = try await LupineCommandLineTests.lupine(["get", url, "--cache", "cache"], in: sandbox.work)
+        #expect(first.status == 0, "\(first.stderr)")
+        // The request's max-stale accepts the stale entry: nothing is sent.
+        let second = try await LupineCommandLineTests.lupine(["get", url, "Cache-Control:max-stale=600", "--cache", "cache", "-v"], in: sandbox.work)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.output == first.output)
+        #expect(second.stderr.contains("lupine: a stale response came from the cache"), "\(second.stderr)")
+        #expect(server.counted("cli-stale").requests == 1)
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
     /// `lupine get --cache cache` in `sandbox`'s work folder, started on a storable response (200
     /// with an ETag) whose body stalls after 400,000 of its 1,000,000 bytes, once those reached
     /// standard output and the entry being stored is in the folder, not yet published.

@@ -25,7 +25,7 @@ import Testing
 
     @Test func aStaleEntryIsValidatedWithItsValidators() {
         let decision = CacheFixture.decide(response: self.validated, after: 61)
-        guard case .validate(_, let conditions) = decision else {
+        guard case .validate(_, let conditions, _) = decision else {
             Issue.record("expected validate, got \(CacheFixture.kind(decision))")
             return
         }
@@ -88,11 +88,12 @@ import Testing
         #expect(self.kind([("Expires", "0"), ("ETag", "\"x\"")], after: 0) == "validate")
     }
 
-    @Test func onlyPlainGETsAreAnsweredFromTheCache() {
+    @Test func onlyPlainGETsAndHEADsAreAnsweredFromTheCache() {
         let cache = HTTPCache(memoryCapacity: 1 << 20)
         CacheFixture.store(cache, CacheFixture.request(), CacheFixture.response(200, self.validated))
         let now = CacheFixture.now
-        #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("a", method: .HEAD), now: now)) == "miss")
+        #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("a", method: .HEAD), now: now)) == "fresh")
+        #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("a", method: .HEAD), now: now + 61)) == "validate")
         #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("a", method: .POST), now: now)) == "miss")
         #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("a", [("Range", "bytes=0-1")]), now: now)) == "miss")
         #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("a", [("If-None-Match", "\"v0\"")]), now: now)) == "miss")

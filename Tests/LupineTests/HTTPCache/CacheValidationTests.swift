@@ -10,7 +10,7 @@ import Testing
     private func refreshed(_ cache: HTTPCache) throws -> CacheEntry {
         CacheFixture.store(cache, CacheFixture.request(), CacheFixture.response(200, self.stored))
         let later = CacheFixture.now.addingTimeInterval(100)
-        guard case .validate(let entry, _) = cache.decision(for: CacheFixture.request(), now: later) else {
+        guard case .validate(let entry, _, _) = cache.decision(for: CacheFixture.request(), now: later) else {
             throw CancellationError()
         }
         let notModified = CacheFixture.response(304, [

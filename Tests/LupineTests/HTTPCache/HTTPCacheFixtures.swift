@@ -49,6 +49,7 @@ enum CacheFixture {
         case .fresh: return "fresh"
         case .validate: return "validate"
         case .staleUsable: return "staleUsable"
+        case .staleWhileRevalidate: return "staleWhileRevalidate"
         case .miss: return "miss"
         case .unsatisfiable: return "unsatisfiable"
         }

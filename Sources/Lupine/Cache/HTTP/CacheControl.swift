@@ -5,7 +5,9 @@
 /// are ignored. A delta-seconds argument above 2^31 saturates at 2^31 (§1.2.2). Where a
 /// directive is repeated, the most restrictive value wins (§4.2.1); an invalid `max-age`
 /// (`max-age=abc`) counts as `max-age=0`, since invalid freshness information means stale. An
-/// invalid `max-stale` or `min-fresh` is ignored, which asks for nothing stale and nothing extra.
+/// invalid `max-stale` or `min-fresh` is ignored, which asks for nothing stale and nothing extra;
+/// so is an invalid `stale-while-revalidate` or `stale-if-error` (RFC 5861), which then allows
+/// nothing stale.
 /// `no-cache="field"` and `private="field"` count as their bare forms.
 struct CacheControl: Sendable, Equatable {
     /// The largest delta-seconds value kept (§1.2.2).
@@ -22,6 +24,10 @@ struct CacheControl: Sendable, Equatable {
     var isPrivate = false
     var hasSharedMaxAge = false
     var onlyIfCached = false
+    /// `stale-while-revalidate=N` (RFC 5861 §3), meaningful in a response.
+    var staleWhileRevalidate: Int?
+    /// `stale-if-error=N` (RFC 5861 §4), in a response or a request.
+    var staleIfError: Int?
 
     /// The directives of every `Cache-Control` line of `headers`.
     init(_ headers: HTTPHeaders) {
@@ -54,6 +60,12 @@ struct CacheControl: Sendable, Equatable {
         case "min-fresh":
             guard let value = argument.flatMap(Self.seconds) else { return }
             self.minFresh = max(self.minFresh ?? 0, value)
+        case "stale-while-revalidate":
+            guard let value = argument.flatMap(Self.seconds) else { return }
+            self.staleWhileRevalidate = min(self.staleWhileRevalidate ?? .max, value)
+        case "stale-if-error":
+            guard let value = argument.flatMap(Self.seconds) else { return }
+            self.staleIfError = min(self.staleIfError ?? .max, value)
         case "no-cache": self.noCache = true
         case "no-store": self.noStore = true
         case "must-revalidate": self.mustRevalidate = true

@@ -28,6 +28,14 @@ struct CacheEntry: Sendable {
         }
     }
 
+    /// The entry as it answers a `HEAD`: the same head (its `Content-Length` that of the `GET`
+    /// body, RFC 9110 §9.3.2) and no body.
+    var headOnly: CacheEntry {
+        var entry = CacheEntry(record: self.record, body: .memory([]), now: Date())
+        entry.head = self.head
+        return entry
+    }
+
     /// The whole body. A disk entry's file is read and checked against its length and checksum;
     /// a damaged one throws ``CacheEntryDamaged`` and is removed.
     func readBody() throws -> [UInt8] {

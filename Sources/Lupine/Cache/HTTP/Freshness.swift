@@ -20,6 +20,12 @@ struct Freshness: Sendable, Equatable {
     var noCache: Bool
     /// `must-revalidate` (or `no-cache`): never served stale.
     var mustRevalidate: Bool
+    /// How long past its lifetime `stale-while-revalidate` lets the response be served while it
+    /// is revalidated in the background (RFC 5861 §3).
+    var staleWhileRevalidate: TimeInterval?
+    /// How long past its lifetime `stale-if-error` lets the response stand in for an error
+    /// (RFC 5861 §4).
+    var staleIfError: TimeInterval?
 
     init(status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date) {
         let control = CacheControl(headers)
@@ -30,6 +36,8 @@ struct Freshness: Sendable, Equatable {
         self.responseTime = responseTime
         self.noCache = control.noCache
         self.mustRevalidate = control.mustRevalidate || control.noCache
+        self.staleWhileRevalidate = control.staleWhileRevalidate.map(TimeInterval.init)
+        self.staleIfError = control.staleIfError.map(TimeInterval.init)
         if let maxAge = control.maxAge {
             self.lifetime = TimeInterval(maxAge)
         } else if let expires = headers.first(name: "Expires") {
@@ -55,8 +63,10 @@ struct Freshness: Sendable, Equatable {
         self.correctedInitialAge + max(0, now.timeIntervalSince(self.responseTime))
     }
 
-    /// Whether a stored response could be used: it has a lifetime or can be validated.
+    /// Whether a stored response could be used: it has a lifetime, can be validated, or may be
+    /// served stale (`stale-while-revalidate`, `stale-if-error`).
     func isWorthStoring(headers: HTTPHeaders) -> Bool {
         self.lifetime > 0 || headers.contains(name: "ETag") || headers.contains(name: "Last-Modified")
+            || (!self.mustRevalidate && ((self.staleWhileRevalidate ?? 0) > 0 || (self.staleIfError ?? 0) > 0))
     }
 }

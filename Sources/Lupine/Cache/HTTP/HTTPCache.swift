@@ -5,13 +5,16 @@ import NIOConcurrencyHelpers
 /// on disk.
 ///
 /// Only `GET` responses are stored, by their URL (without fragment or user information) and the
-/// request fields their `Vary` names. In memory, the least recently used responses go first once
+/// request fields their `Vary` names; a `HEAD` is answered from, and its `304` refreshes, the
+/// stored `GET` response, and its own `200` is never stored. In memory, the least recently used responses go first once
 /// `memoryCapacity` bytes are used, and a response larger than a tenth of it is kept on disk
 /// only. On disk, each response is one file in `directory`, written to a temporary file and
 /// renamed, so a crash never leaves a torn entry; other processes may use the same directory.
 public final class HTTPCache: Sendable {
     private let memory: NIOLockedValueBox<MemoryCacheStore>
     let disk: DiskCacheStore?
+    /// The background revalidations (`stale-while-revalidate`) running, by primary key.
+    let revalidations = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
 
     /// A cache in memory only, of `memoryCapacity` bytes.
     public init(memoryCapacity: Int) {
@@ -106,10 +109,11 @@ public final class HTTPCache: Sendable {
         self.disk?.remove(primaryKey: primaryKey)
     }
 
-    /// Whether a stored response may answer `request`: a `GET` with no conditions or range of
-    /// its own (those go to the server as they are).
+    /// Whether a stored response may answer `request`: a `GET`, or a `HEAD` (answered with the
+    /// stored `GET` response's head, RFC 9110 §9.3.2), with no conditions or range of its own
+    /// (those go to the server as they are).
     private static func mayUseStored(_ request: Request) -> Bool {
-        request.method == .GET
+        (request.method == .GET || request.method == .HEAD)
             && !["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"].contains { request.headers.contains(name: $0) }
     }
 }

@@ -3,13 +3,17 @@ import NIOCore
 
 /// What the session's ``HTTPCache`` makes of an attempt before anything is sent.
 enum CacheStep {
-    /// A stored response answers; nothing is sent.
-    case answer(CacheEntry)
+    /// A stored response answers, as `status` says; nothing is sent.
+    case answer(CacheEntry, CacheStatus)
+    /// A stale stored response answers at once (`stale-while-revalidate`), and one background
+    /// request, with these conditions, revalidates it.
+    case answerAndRevalidate(CacheEntry, conditions: HTTPHeaders)
     /// The request says `only-if-cached` and nothing stored may answer it: a `504` is delivered
     /// and nothing is sent (RFC 9111 §5.2.1.7).
     case gatewayTimeout
-    /// The stored response must be validated: the request goes with these conditions.
-    case validate(CacheEntry, conditions: HTTPHeaders)
+    /// The request goes with these conditions (none when the entry has no validator); a `304`
+    /// revalidates the entry, and with `staleIfError` a failure delivers it instead.
+    case validate(CacheEntry, conditions: HTTPHeaders, staleIfError: Bool)
     /// The request goes to the network.
     case send
 }
@@ -27,14 +31,16 @@ extension RequestExecutor {
         case .reloadIgnoringLocalCacheData:
             return .send
         case .returnCacheDataElseLoad:
-            return cache.anyStoredEntry(for: request).map(CacheStep.answer) ?? .send
+            return cache.anyStoredEntry(for: request).map { .answer($0, .hit) } ?? .send
         case .returnCacheDataDontLoad:
             guard let entry = cache.anyStoredEntry(for: request) else { throw .resourceUnavailable(request.url) }
-            return .answer(entry)
+            return .answer(entry, .hit)
         case .useProtocolCachePolicy:
             switch cache.decision(for: request, now: Date()) {
-            case .fresh(let entry), .staleUsable(let entry): return .answer(entry)
-            case .validate(let entry, let conditions): return .validate(entry, conditions: conditions)
+            case .fresh(let entry): return .answer(entry, .hit)
+            case .staleUsable(let entry): return .answer(entry, .stale)
+            case .staleWhileRevalidate(let entry, let conditions): return .answerAndRevalidate(entry, conditions: conditions)
+            case .validate(let entry, let conditions, let staleIfError): return .validate(entry, conditions: conditions, staleIfError: staleIfError)
             case .miss: return .send
             case .unsatisfiable: return .gatewayTimeout
             }
@@ -43,13 +49,15 @@ extension RequestExecutor {
 
     /// Delivers a stored response to the sink and tells the monitors; `false` when the stored
     /// body could not be read (the cache has dropped it) and the request should be sent instead.
+    /// A `HEAD` gets the stored head and no body.
     func serve<Sink: ResponseSink>(
-        _ entry: CacheEntry,
+        _ stored: CacheEntry,
         as status: CacheStatus,
         into sink: inout Sink,
         task: SessionTask,
         outcome: inout ExecutionOutcome
     ) async throws -> Bool {
+        let entry = task.originalRequest.method == .HEAD ? stored.headOnly : stored
         guard try await sink.receive(entry: entry, task: task) else { return false }
         outcome.head = entry.head
         outcome.cacheStatus = status

@@ -27,7 +27,9 @@ struct ExecutionOutcome: Sendable {
 /// in this order:
 ///
 /// 1. the sink prepares the request (a resumed download adds its range);
-/// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent;
+/// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent (an
+///    ``HTTPCache`` may also start a background revalidation, or keep a stale response to
+///    deliver if the request fails: see ``cachePoint(_:keyed:request:into:task:outcome:)``);
 /// 3. adaptation: the request's ``RequestInterceptor``, then the session's;
 /// 4. the exchange: the request is sent; redirects (``RedirectHandler``) and Basic challenges
 ///    are answered within the attempt;
@@ -115,25 +117,14 @@ final class RequestExecutor: Sendable {
             let prepared = sink.request(for: task.originalRequest)
             var request = prepared
             outcome.request = request
-            // The HTTP cache's entry a 304 would revalidate.
-            var validating: CacheEntry?
+            // What the HTTP cache left for this attempt: the entry a 304 would revalidate, the
+            // one a failure would fall back to.
+            var plan = CachePlan()
             let httpCache = sink.usesCache ? self.features.httpCache : nil
             let keyed = httpCache == nil ? prepared : self.cacheView(of: prepared)
             if let httpCache {
-                switch try self.consult(httpCache, for: keyed) {
-                case .answer(let entry):
-                    if try await self.serve(entry, as: .hit, into: &sink, task: task, outcome: &outcome) { return }
-                case .gatewayTimeout:
-                    try await self.answerGatewayTimeout(for: prepared, into: &sink, task: task, outcome: &outcome)
-                    return
-                case .validate(let entry, let conditions):
-                    validating = entry
-                    for (name, value) in conditions {
-                        request.headers.replaceOrAdd(name: name, value: value)
-                    }
-                case .send:
-                    break
-                }
+                guard let left = try await self.cachePoint(httpCache, keyed: keyed, request: &request, into: &sink, task: task, outcome: &outcome) else { return }
+                plan = left
             } else if sink.usesCache, !sink.streamsToCache, let cache = self.features.urlCache,
                 let cached = try await self.cachedResponse(for: prepared, in: cache, task: task)
             {
@@ -155,6 +146,7 @@ final class RequestExecutor: Sendable {
             } catch {
                 let failure = LupineError(translating: error, from: .transport)
                 guard let delay = try await self.retryDelay(after: failure, sending: request, response: nil, of: task, outcome: outcome, started: started) else {
+                    if try await self.serve(plan.fallback, insteadOf: failure, into: &sink, task: task, outcome: &outcome) { return }
                     throw failure
                 }
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: nil)
@@ -166,9 +158,10 @@ final class RequestExecutor: Sendable {
                 try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
                 continue
             }
+            if try await self.serve(plan.fallback, insteadOf: response, head: head, into: &sink, task: task, outcome: &outcome) { return }
             let storedAs = httpCache == nil ? nil : Self.storageRequest(for: keyed, sent: outcome.request, redirected: !outcome.redirectChain.isEmpty)
             if let httpCache, let times {
-                if let validating, head.statusCode == 304 {
+                if let validating = plan.validating, head.statusCode == 304 {
                     try await Self.discard(response.body)
                     let refreshed = httpCache.refresh(validating, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
                     outcome.metrics = response.metrics

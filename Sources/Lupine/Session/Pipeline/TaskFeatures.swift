@@ -5,7 +5,7 @@ struct TaskFeatures: Sendable {
     let interceptor: (any RequestInterceptor)?
     /// The request's redirect handler, else the task's redirect hook, else the session's handler,
     /// else the session's hook; `nil` follows.
-    let redirectHandler: (any RedirectHandler)?
+    var redirectHandler: (any RedirectHandler)?
     /// The request's cached-response handler, else the task's will-cache hook, else the session's
     /// handler, else the session's hook; `nil` stores as the cache decides.
     let cachedResponseHandler: (any CachedResponseHandler)?
@@ -14,7 +14,9 @@ struct TaskFeatures: Sendable {
     let httpCache: HTTPCache?
     /// The session's jar, unless the request does not handle cookies.
     let cookieStorage: CookieStorage?
-    let monitors: [any EventMonitor]
+    var monitors: [any EventMonitor]
+    /// The session's tasks that run for no caller.
+    let backgroundTasks: BackgroundTasks
 
     init(request: Request, session: SessionFeatures, taskHooks: SessionHooks, sessionHooks: SessionHooks, monitors: [any EventMonitor]) {
         switch (request.interceptor, session.interceptor) {
@@ -32,6 +34,7 @@ struct TaskFeatures: Sendable {
         self.httpCache = session.urlCache as? HTTPCache
         self.cookieStorage = request.httpShouldHandleCookies ? session.cookieStorage : nil
         self.monitors = monitors
+        self.backgroundTasks = session.backgroundTasks
     }
 
     /// Tells every monitor, in order.
@@ -49,4 +52,6 @@ struct SessionFeatures: Sendable {
     var cachedResponseHandler: (any CachedResponseHandler)?
     var urlCache: (any ResponseCache)?
     var cookieStorage: CookieStorage? = CookieStorage()
+    /// Cancelled when the session is invalidated.
+    let backgroundTasks = BackgroundTasks()
 }

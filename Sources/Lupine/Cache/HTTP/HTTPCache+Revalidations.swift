@@ -1,0 +1,32 @@
+import Foundation
+
+/// The background revalidations of `stale-while-revalidate` (RFC 5861 §3): at most one per URL
+/// at a time, whichever session started it.
+extension HTTPCache {
+    /// Runs `revalidation` on a Swift task of its own unless one is already running for the URL
+    /// of `primaryKey`; whether it was started.
+    @discardableResult
+    func startRevalidation(primaryKey: String, _ revalidation: @escaping @Sendable () async -> Void) -> Bool {
+        self.revalidations.withLockedValue { running in
+            guard running[primaryKey] == nil else { return false }
+            // The task's last step waits for this lock, so it finds itself registered.
+            running[primaryKey] = Task {
+                await revalidation()
+                self.revalidations.withLockedValue { $0[primaryKey] = nil }
+            }
+            return true
+        }
+    }
+
+    /// Whether a background revalidation of `primaryKey`'s URL is running.
+    func isRevalidating(primaryKey: String) -> Bool {
+        self.revalidations.withLockedValue { $0[primaryKey] != nil }
+    }
+
+    /// Returns once no background revalidation is running (those started meanwhile included).
+    func backgroundRevalidationsFinished() async {
+        while let next = self.revalidations.withLockedValue({ $0.values.first }) {
+            await next.value
+        }
+    }
+}
