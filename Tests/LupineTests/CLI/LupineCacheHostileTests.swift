@@ -56,10 +56,13 @@ import Testing
         try frozen.write(to: file)
         try FileManager.default.setAttributes(nobody.merging([.posixPermissions: 0o444]) { $1 }, ofItemAtPath: file.path)
         let before = TreeSnapshot(sandbox.work).entries["frozen.txt"]
+        // A copy nobody can reach: the build folder may sit under a directory only root may enter.
+        let executable = sandbox.work.appending(path: "lupine")
+        try FileManager.default.copyItem(at: LupineCommandLineTests.executable, to: executable)
         // The folder is nobody's, so only the file's own mode says it must not be replaced.
         let run = try await Self.run(
             "/usr/sbin/runuser",
-            ["-u", "nobody", "--", LupineCommandLineTests.executable.path, "get", server.baseURL.absoluteString + "/cookies/set?added=1", "--session", "frozen.txt"],
+            ["-u", "nobody", "--", executable.path, "get", server.baseURL.absoluteString + "/cookies/set?added=1", "--session", "frozen.txt"],
             in: sandbox.work)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("read-only"), "\(run.stderr)")

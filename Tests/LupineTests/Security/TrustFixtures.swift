@@ -44,7 +44,7 @@ enum TrustFixtures {
             server: .init(certificateChain: chains.chain(kind)),
             transport: .init(
                 // A bound against a hang: the whole suite shares two cores, and a handshake can wait its turn.
-                connectTimeout: .seconds(30),
+                connectTimeout: .seconds(60),
                 hostAddresses: Dictionary(uniqueKeysWithValues: Self.loopbackNames.map { ($0, "127.0.0.1") })
             )
         ) { server, transport in

@@ -10,7 +10,8 @@ func withSessionManager<Result>(
     _ body: (LupineTestServer, HTTPSessionManager) async throws -> Result
 ) async throws -> Result {
     let server = try await LupineTestServer.start(configuration)
-    let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration())
+    // A connect (and TLS handshake) on a fully loaded machine can wait its turn for seconds.
+    let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration(connectTimeout: .seconds(60)))
     do {
         let result = try await body(server, manager)
         manager.invalidateSession(cancelingTasks: true)

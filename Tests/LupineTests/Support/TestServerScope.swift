@@ -9,7 +9,8 @@ func withServerAndTransport<Result>(
     // The server's own head and stalled-body deadline (10 s by default) is not what these tests
     // test: a generous one keeps a fully loaded machine's scheduling from cutting a request.
     server configuration: LupineTestServer.Configuration = .init(requestHeadTimeout: .seconds(60)),
-    transport transportConfiguration: TransportConfiguration = .init(),
+    // A connect (and TLS handshake) on a fully loaded machine can wait its turn for seconds.
+    transport transportConfiguration: TransportConfiguration = .init(connectTimeout: .seconds(60)),
     _ body: (LupineTestServer, NIOTransport) async throws -> Result
 ) async throws -> Result {
     let server = try await LupineTestServer.start(configuration)

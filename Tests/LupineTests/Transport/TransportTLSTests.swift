@@ -26,7 +26,7 @@ import Testing
         }
         try await withServerAndTransport(
             server: .init(tls: true),
-            transport: .init(serverTrustEvaluator: evaluator)
+            transport: .init(connectTimeout: .seconds(60), serverTrustEvaluator: evaluator)
         ) { server, transport in
             let (response, body) = try await transport.get(server.baseURL.appending("/get?tls=1"))
             #expect(response.status == .ok)
@@ -45,7 +45,7 @@ import Testing
         let evaluator = ServerTrustEvaluator { _ in .rejected(reason: "pin mismatch") }
         try await withServerAndTransport(
             server: .init(tls: true),
-            transport: .init(serverTrustEvaluator: evaluator)
+            transport: .init(connectTimeout: .seconds(60), serverTrustEvaluator: evaluator)
         ) { server, transport in
             await #expect {
                 _ = try await transport.get(server.baseURL.appending("/get"))
