@@ -16,22 +16,22 @@ struct ImageResponseSerializer: ResponseSerializer {
     func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<Image> {
         self.validateThenParse(head: head, data: data) { () throws(LupineError) -> Image? in
             guard !data.isEmpty else { throw .responseSerializationFailed(.inputDataNilOrZeroLength) }
-            if let (width, height) = Self.pngSize(data) {
-                return Image(data: data, format: .png, pixelWidth: width, pixelHeight: height)
+            if let size = Self.pngSize(data) {
+                return Image(data: data, format: .png, pixelWidth: size.width, pixelHeight: size.height)
             }
-            if let (width, height) = Self.jpegSize(data) {
-                return Image(data: data, format: .jpeg, pixelWidth: width, pixelHeight: height)
+            if let size = Self.jpegSize(data) {
+                return Image(data: data, format: .jpeg, pixelWidth: size.width, pixelHeight: size.height)
             }
             throw .responseSerializationFailed(.decodingFailed(reason: "the body is not a PNG or JPEG image"))
         }
     }
 
-    private static func pngSize(_ bytes: [UInt8]) -> (Int, Int)? {
+    private static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
         return (bigEndian(bytes, at: 16, count: 4), bigEndian(bytes, at: 20, count: 4))
     }
 
-    private static func jpegSize(_ bytes: [UInt8]) -> (Int, Int)? {
+    private static func jpegSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard bytes.starts(with: [0xFF, 0xD8]) else { return nil }
         var index = 2
         while index + 9 <= bytes.count, bytes[index] == 0xFF {

@@ -8,7 +8,7 @@ import Testing
 /// the test server until the test has set up what it needs.
 @Suite(.timeLimit(.minutes(2))) struct ImageDownloaderMergingTests {
     @Test func twoRequestsForOneURLMakeOneServerRequestAndShareItsResponse() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "merge-\(UUID().uuidString)"
             let downloader = ImageDownloader(sessionManager: manager)
             let outcomes = HandlerOutcomes()
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func cancellingOneOfTwoReceiptsFailsOnlyThatOne() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "cancel-one-\(UUID().uuidString)"
             let downloader = ImageDownloader(sessionManager: manager)
             let outcomes = HandlerOutcomes()
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func fiveStartedAndCancelledThenFiveAgainAllSucceed() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let downloader = ImageDownloader(sessionManager: manager, imageCache: nil)
             let outcomes = HandlerOutcomes()
             let request = server.request("/image/png")
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func aLateEndOfACancelledDownloadLeavesTheNewerOneForTheURLAlone() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "late-\(UUID().uuidString)"
             let downloader = ImageDownloader(sessionManager: manager)
             let outcomes = HandlerOutcomes()
@@ -86,7 +86,7 @@ import Testing
 
     @Test(arguments: [ImageDownloadPrioritization.fifo, .lifo])
     func waitingDownloadsStartInThePrioritizationsOrder(_ prioritization: ImageDownloadPrioritization) async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "order-\(UUID().uuidString)"
             let downloader = ImageDownloader(sessionManager: manager, downloadPrioritization: prioritization, maximumActiveDownloads: 1)
             let outcomes = HandlerOutcomes()
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func cancellingAnAwaitingSwiftTaskCancelsOnlyItsReceipt() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "async-\(UUID().uuidString)"
             let downloader = ImageDownloader(sessionManager: manager)
             let request = server.request("/gated/\(key)/image/png")
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func aSwiftTaskCancelledBeforeItAsksGetsTheCancellationError() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let downloader = ImageDownloader(sessionManager: manager)
             let task = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func aDownloaderReleasedWithDownloadsUnderWayCompletesThemAll() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "released-\(UUID().uuidString)"
             let outcomes = HandlerOutcomes()
             weak var released: ImageDownloader?

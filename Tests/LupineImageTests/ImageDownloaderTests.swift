@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aPNGIsDownloadedWithItsResponse() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let downloader = ImageDownloader(sessionManager: manager)
             let outcomes = HandlerOutcomes()
             let receipt = downloader.download(server.request("/image/png"), as: "png", into: outcomes)
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func aPNGAndAJPEGAtOnceBothSucceed() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let downloader = ImageDownloader(sessionManager: manager)
             async let png = downloader.downloadImage(for: server.request("/image/png"))
             async let jpeg = downloader.downloadImage(for: server.request("/image/jpeg"))
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func a404FailsAndIsNotCached() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let downloader = ImageDownloader(sessionManager: manager)
             let request = server.request("/status/404")
             for _ in 0..<2 {
@@ -85,8 +85,17 @@ import Testing
         }
     }
 
+    @Test func theCancellationMessageIsAFNetworkingsWithoutCredentials() throws {
+        let plain = try #require(URL(string: "http://127.0.0.1:8080/image/png?n=1"))
+        #expect(ImageDownloaderError.cancelled(plain).description == "ImageDownloader cancelled URL request: http://127.0.0.1:8080/image/png?n=1")
+        let secret = try #require(URL(string: "https://user:hunter2@example.test/a.png"))
+        let message = ImageDownloaderError.cancelled(secret).description
+        #expect(!message.contains("hunter2") && !message.contains("user"))
+        #expect(message == "ImageDownloader cancelled URL request: https://***@example.test/a.png")
+    }
+
     @Test func aCachedImageComesWithNoResponseAndNoReceiptAndNoRequest() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "cached-\(UUID().uuidString)"
             try await server.openGate(key, with: manager)
             let downloader = ImageDownloader(sessionManager: manager)
@@ -107,7 +116,7 @@ import Testing
     }
 
     @Test func reloadIgnoringCacheDataBypassesTheImageCache() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = "reload-\(UUID().uuidString)"
             try await server.openGate(key, with: manager)
             let downloader = ImageDownloader(sessionManager: manager)
@@ -120,7 +129,7 @@ import Testing
     }
 
     @Test func aCacheThatRefusesAnImageIsNotGivenIt() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let cache = RefusingCache()
             let downloader = ImageDownloader(sessionManager: manager, imageCache: cache)
             _ = try await downloader.downloadImage(for: server.request("/image/png"))
@@ -130,7 +139,7 @@ import Testing
     }
 
     @Test func handlersRunOnTheChosenQueueElseOnTheManagersCompletionQueue() async throws {
-        try await withImageServer { server, manager in
+        try await withDownloaderServer { server, manager in
             let key = DispatchSpecificKey<String>()
             let chosen = DispatchQueue(label: "chosen")
             chosen.setSpecific(key: key, value: "chosen")

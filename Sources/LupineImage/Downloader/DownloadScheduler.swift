@@ -81,17 +81,17 @@ struct DownloadScheduler<Handler, Running> {
 
     /// Takes the handler of `receiptID` from the download for `key`. When no handler is left the
     /// download is dropped, and its task, if it had started, is returned to be cancelled.
-    mutating func cancel(receiptID: UUID, key: String) -> (handler: Handler?, request: Request?, orphaned: Running?) {
-        guard var download = self.downloads[key] else { return (nil, nil, nil) }
+    mutating func cancel(receiptID: UUID, key: String) -> (handler: Handler?, orphaned: Running?) {
+        guard var download = self.downloads[key] else { return (nil, nil) }
         let index = download.handlers.firstIndex { $0.receiptID == receiptID }
         let handler = index.map { download.handlers.remove(at: $0).handler }
         guard download.handlers.isEmpty else {
             self.downloads[key] = download
-            return (handler, download.request, nil)
+            return (handler, nil)
         }
         self.downloads[key] = nil
         self.waiting.removeAll { $0.id == download.id }
-        return (handler, download.request, download.running)
+        return (handler, download.running)
     }
 
     /// Ends a started download `id`: frees its slot and returns it with its handlers, unless it
@@ -115,3 +115,5 @@ struct DownloadScheduler<Handler, Running> {
         return starting
     }
 }
+
+extension DownloadScheduler.Download: Sendable where Handler: Sendable, Running: Sendable {}

@@ -124,7 +124,7 @@ public final class ImageDownloader: Sendable {
     /// ``ImageDownloaderError/cancelled(_:)``, and the download is cancelled when no other caller
     /// waits for it. Does nothing when the wait has ended already (a second cancel included).
     public func cancelTask(for receipt: RequestReceipt) {
-        let (handler, _, orphaned) = self.scheduler.withLock { $0.cancel(receiptID: receipt.receiptID, key: receipt.key) }
+        let (handler, orphaned) = self.scheduler.withLock { $0.cancel(receiptID: receipt.receiptID, key: receipt.key) }
         orphaned?.cancel()
         guard let handler else { return }
         self.deliver(to: handler) { $0.failure?(receipt.request, nil, ImageDownloaderError.cancelled(receipt.request.url)) }

@@ -4,7 +4,7 @@ import LupineTestServer
 
 /// Runs `body` with a fresh test server and a session manager on a transport of the test's own
 /// (no HTTP cache, so only the image cache answers), shutting both down afterwards.
-func withImageServer<Result>(
+func withDownloaderServer<Result>(
     _ body: (LupineTestServer, HTTPSessionManager) async throws -> Result
 ) async throws -> Result {
     // A generous head deadline: a loaded machine's scheduling is not what these tests test.
