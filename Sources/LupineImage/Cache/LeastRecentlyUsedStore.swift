@@ -15,14 +15,16 @@ struct LeastRecentlyUsedStore {
 
     /// Keeps `image` under `identifier` at `cost`, replacing what was kept there.
     mutating func add(_ image: Image, cost: Int, withIdentifier identifier: String) {
-        let previous = self.entries.updateValue(Entry(image: image, cost: cost, lastAccess: self.nextAccess()), forKey: identifier)
+        let entry = Entry(image: image, cost: cost, lastAccess: self.nextAccess())
+        let previous = self.entries.updateValue(entry, forKey: identifier)
         self.usage = self.usage - (previous?.cost ?? 0) + cost
     }
 
     /// The image under `identifier`, marked as the most recently touched.
     mutating func image(withIdentifier identifier: String) -> Image? {
         guard let entry = self.entries[identifier] else { return nil }
-        self.entries[identifier]?.lastAccess = self.nextAccess()
+        let access = self.nextAccess()
+        self.entries[identifier]?.lastAccess = access
         return entry.image
     }
 
