@@ -44,6 +44,16 @@ import Testing
         }
     }
 
+    @Test func anImageBehindARedirectIsDownloadedAndCachedUnderTheAskedURL() async throws {
+        try await withDownloaderServer { server, manager in
+            let downloader = ImageDownloader(sessionManager: manager)
+            let request = server.request("/redirect-to?url=/image/png")
+            let downloaded = try await downloader.downloadImage(for: request)
+            #expect(downloaded.image.format == .png && downloaded.response?.url.path == "/image/png")
+            #expect(downloader.imageCache?.image(for: request, withAdditionalIdentifier: nil) == downloaded.image)
+        }
+    }
+
     @Test func aPNGAndAJPEGAtOnceBothSucceed() async throws {
         try await withDownloaderServer { server, manager in
             let downloader = ImageDownloader(sessionManager: manager)

@@ -100,9 +100,10 @@ public final class ImageDownloader: Sendable {
             return nil
         }
         let receipt = RequestReceipt(receiptID: receiptID, request: request)
+        let key = receipt.key
         if Self.mayAnswerFromCache(request.cachePolicy) {
             // A download under way is joined before the cache is asked, as AFNetworking does.
-            if self.scheduler.withLock({ $0.join(handler, receiptID: receiptID, key: receipt.key) }) {
+            if self.scheduler.withLock({ $0.join(handler, receiptID: receiptID, key: key) }) {
                 return receipt
             }
             if let image = self.imageCache?.image(for: request, withAdditionalIdentifier: nil) {
@@ -111,10 +112,10 @@ public final class ImageDownloader: Sendable {
             }
         }
         let started: DataTask? = self.scheduler.withLock { scheduler in
-            guard case .created(let id, startsNow: true) = scheduler.admit(handler, receiptID: receiptID, key: receipt.key, request: request) else {
+            guard case .created(let id, startsNow: true) = scheduler.admit(handler, receiptID: receiptID, key: key, request: request) else {
                 return nil
             }
-            return self.makeTask(id: id, key: receipt.key, request: request, in: &scheduler)
+            return self.makeTask(id: id, key: key, request: request, in: &scheduler)
         }
         started?.resume()
         return receipt
