@@ -22,6 +22,7 @@ enum ImageBenchmark {
         let requests = (0..<Self.distinctURLs).compactMap { index in
             URL(string: child.baseURL.absoluteString + "/image/png?n=\(index)").map { Request(url: $0) }
         }
+        guard !requests.isEmpty else { throw BenchError.invalidURL(child.baseURL.absoluteString) }
         print("\nimage downloader: \(Self.downloads) downloads of \(requests.count) distinct PNGs from LupineTestServer at \(child.baseURL.absoluteString), cache warm")
         for request in requests {
             _ = try await downloader.downloadImage(for: request)
