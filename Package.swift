@@ -89,6 +89,7 @@ let package = Package(
             name: "LupineBench",
             dependencies: [
                 "Lupine",
+                "LupineImage",
                 "LupineTestServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

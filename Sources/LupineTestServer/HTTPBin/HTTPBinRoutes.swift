@@ -16,6 +16,8 @@ struct HTTPBinRoutes: Sendable {
     let bodyBudget: RequestBodyBudget
     /// The per-key request counts of the retry and bearer endpoints.
     let attempts: AttemptCounter
+    /// The gates the gated endpoints wait at.
+    let gates = RequestGates()
 
     /// Adds every endpoint to `router`.
     func register(on router: Router<Context>) {
@@ -33,6 +35,7 @@ struct HTTPBinRoutes: Sendable {
         registerUpload(on: router)
         registerRetry(on: router)
         registerCounted(on: router)
+        registerGates(on: router)
     }
 
     /// Routes `path` to `handler` for each of `methods`.
