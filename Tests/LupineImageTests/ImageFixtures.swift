@@ -1,9 +1,21 @@
 /// Image headers built byte by byte, as each format's specification lays them out: enough of
 /// each file for its size to be read, with the size chosen by the test.
 enum ImageFixtures {
-    static func png(width: Int, height: Int) -> [UInt8] {
-        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bigEndian(13, 4) + ascii("IHDR")
-            + bigEndian(width, 4) + bigEndian(height, 4) + [8, 6, 0, 0, 0] + [0, 0, 0, 0]
+    /// A PNG's signature and IHDR chunk (8-bit RGBA); with `pixelData`, an IDAT chunk of those
+    /// bytes and the IEND chunk follow.
+    static func png(width: Int, height: Int, pixelData: [UInt8]? = nil) -> [UInt8] {
+        let header = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", bigEndian(width, 4) + bigEndian(height, 4) + [8, 6, 0, 0, 0])
+        return header + (pixelData.map { pngChunk("IDAT", $0) + pngChunk("IEND", []) } ?? [])
+    }
+
+    /// A PNG chunk with its CRC-32.
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in ascii(type) + data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return bigEndian(data.count, 4) + ascii(type) + data + bigEndian(Int(~crc), 4)
     }
 
     /// A progressive JPEG whose frame header follows an APP0, an APP1 full of `FF` bytes, a
