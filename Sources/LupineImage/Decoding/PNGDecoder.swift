@@ -25,7 +25,8 @@ enum PNGDecoder {
             png_image_free(&image)
             return .failure(error)
         }
-        image.format = UInt32(PNG_FORMAT_RGBA)
+        // PNG_FORMAT_RGBA, a macro Swift does not import.
+        image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
         var pixels = [UInt8](repeating: 0, count: byteCount)
         // `png_image_finish_read` frees what libpng holds whether or not it succeeds.
         let finished = pixels.withUnsafeMutableBytes {
