@@ -30,7 +30,8 @@ enum PNGDecoder {
         var pixels = [UInt8](repeating: 0, count: byteCount)
         // `png_image_finish_read` frees what libpng holds whether or not it succeeds.
         let finished = pixels.withUnsafeMutableBytes {
-            png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
+            // Row stride 0: libpng's own, `width × 4` (which may not fit the parameter's Int32).
+            png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
         }
         guard finished != 0 else { return .failure(limits.failure(Self.message(of: image))) }
         return .success(DecodedImage(width: width, height: height, rgba: pixels))
