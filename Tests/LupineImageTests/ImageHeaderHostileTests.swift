@@ -63,8 +63,8 @@ import Testing
         #expect(ImageHeaderTests.reason { _ = try ImageHeader(parsing: huge) } == .invalidHeader(format: "AVIF", reason: "the meta box is larger than any image"))
         let emptyMeta = ftyp + ImageFixtures.box("meta", [])
         #expect(ImageHeaderTests.reason { _ = try ImageHeader(parsing: emptyMeta) } == .invalidHeader(format: "AVIF", reason: "its meta box has no version"))
-        let noMeta = ftyp + ImageFixtures.box("mdat", [1, 2, 3])
-        #expect(ImageHeaderTests.reason { _ = try ImageHeader(parsing: noMeta) } == .invalidHeader(format: "AVIF", reason: "it has no meta box"))
+        let noProperties = ftyp + ImageFixtures.box("meta", [0, 0, 0, 0] + ImageFixtures.box("hdlr", [])) + ImageFixtures.box("mdat", [1])
+        #expect(ImageHeaderTests.reason { _ = try ImageHeader(parsing: noProperties) } == .invalidHeader(format: "AVIF", reason: "it has no iprp box"))
         // A box that claims more than there is: the file was cut.
         let cut = ftyp + ImageFixtures.bigEndian(4000, 4) + Array("free".utf8)
         #expect(ImageHeaderTests.reason { _ = try ImageHeader(parsing: cut) } == .truncatedHeader(format: "AVIF"))

@@ -27,12 +27,12 @@ enum HEIFHeader {
         return largest
     }
 
-    /// The first box of `type` in `range`; missing, it is a truncation when the boxes run past
-    /// the bytes at hand, else an invalid file.
+    /// The first box of `type` in `range`; missing, it is a truncation when the boxes run to
+    /// the end of the bytes at hand (more may have followed), else an invalid file.
     private static func first(_ type: String, in range: Range<Int>, _ header: HeaderBytes) throws(LupineError) -> Box {
         let (boxes, end) = try Self.children(of: range, header, upTo: type)
         if let box = boxes.last, box.type == type { return box }
-        throw end > header.count ? header.truncated : header.invalid("it has no \(type) box")
+        throw end >= header.count ? header.truncated : header.invalid("it has no \(type) box")
     }
 
     private struct Box {
