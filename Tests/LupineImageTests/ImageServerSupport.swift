@@ -23,7 +23,7 @@ extension HTTPSessionManager {
     /// GETs `path` through `serializer`: the image, or the ``LupineError`` it failed with.
     func image(_ path: String, serializer: ImageResponseSerializer = ImageResponseSerializer()) async -> Swift.Result<Image, LupineError> {
         do {
-            return .success(try await self.request(.get, path, serializer: serializer).result.get())
+            return .success(try await self.request(.GET, path, serializer: serializer).result.get())
         } catch let error as LupineError {
             return .failure(error)
         } catch {
@@ -33,7 +33,7 @@ extension HTTPSessionManager {
 
     /// The bytes of `path`, as sent.
     func bytes(_ path: String) async throws -> [UInt8] {
-        try await self.request(.get, path, serializer: HTTPResponseSerializer()).result.get()
+        try await self.request(.GET, path, serializer: HTTPResponseSerializer()).result.get()
     }
 }
 
