@@ -68,7 +68,8 @@ import Testing
         #expect(ImageResponseSerializer().automaticallyInflatesResponseImage)
         try await withImageServer { _, manager in
             let serializer = ImageResponseSerializer(automaticallyInflatesResponseImage: false)
-            #expect(try await manager.image("/image/png", serializer: serializer).get().decoded == nil)
+            let image = try await manager.image("/image/png", serializer: serializer).get()
+            #expect(image.decoded == nil)
         }
     }
 
