@@ -17,6 +17,12 @@ let package = Package(
         .executable(name: "lupine", targets: ["LupineCLI"]),
         .executable(name: "lupine-bench", targets: ["LupineBench"]),
     ],
+    traits: [
+        .trait(
+            name: "ImageDecoding",
+            description: "LupineImage decodes PNG, JPEG and WebP to pixels on Linux with the system's libpng, libjpeg-turbo (TurboJPEG) and libwebp; install libpng-dev, libturbojpeg0-dev and libwebp-dev first."
+        ),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
@@ -50,9 +56,18 @@ let package = Package(
         ),
         .target(
             name: "LupineImage",
-            dependencies: ["Lupine"],
+            dependencies: [
+                "Lupine",
+                .target(name: "CLupinePNG", condition: .when(platforms: [.linux], traits: ["ImageDecoding"])),
+                .target(name: "CLupineTurboJPEG", condition: .when(platforms: [.linux], traits: ["ImageDecoding"])),
+                .target(name: "CLupineWebP", condition: .when(platforms: [.linux], traits: ["ImageDecoding"])),
+            ],
             swiftSettings: strictSwift6
         ),
+        // The system codecs LupineImage decodes with on Linux, only with the ImageDecoding trait.
+        .systemLibrary(name: "CLupinePNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CLupineTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CLupineWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .target(
             name: "LupineTestServer",
             dependencies: [
@@ -78,6 +93,7 @@ let package = Package(
             name: "LupineCLI",
             dependencies: [
                 "Lupine",
+                "LupineImage",
                 "LupineTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,50 +1,89 @@
 import Foundation
 import Lupine
 
-// STAND-IN for branch imgdl15 only: the imgcore15 branch's ImageResponseSerializer (format
-// sniffing for every format, scale, decoding, a pixel limit) replaces this file at merge. It
-// reads the pixel size of a PNG or a JPEG and nothing else, so the downloader has a serializer.
-
-/// Makes an ``Image`` of a PNG or JPEG body after the usual validation.
-struct ImageResponseSerializer: ResponseSerializer {
-    var acceptableStatusCodes = IndexSet(integersIn: 200..<300)
-    var acceptableContentTypes: Set<String>? = [
+/// Validates a response and makes its body an ``Image``, as AFNetworking's
+/// `AFImageResponseSerializer` does: the format is sniffed from the bytes (whatever the
+/// `Content-Type` says), the pixel size read from the header, and the pixels decoded when
+/// ``automaticallyInflatesResponseImage`` is on and a decoder for the format is built in (see
+/// ``ImageDecoder``). Serialization runs off the transport's event loops, so decoding there
+/// blocks none of them.
+///
+/// A body that is empty, not an image of a known format, cut off before its size, of zero pixels
+/// or of more pixels than ``maximumPixelCount`` is a
+/// ``LupineError/ResponseSerializationFailureReason`` error; the pixel limit is checked on the
+/// declared size, before anything is allocated for the pixels.
+public struct ImageResponseSerializer: ResponseSerializer {
+    /// AFNetworking's image types, plus `image/webp`, `image/avif` and `image/heic`.
+    public static let defaultAcceptableContentTypes: Set<String> = [
         "image/tiff", "image/jpeg", "image/gif", "image/png", "image/ico", "image/x-icon", "image/bmp",
         "image/x-bmp", "image/x-xbitmap", "image/x-win-bitmap", "image/webp", "image/avif", "image/heic",
     ]
+    /// The default ``maximumPixelCount``: 100 megapixels (400 MB of RGBA).
+    public static let defaultMaximumPixelCount = 100_000_000
 
-    func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<Image> {
+    /// The status codes that pass validation (default 200..<300).
+    public var acceptableStatusCodes: IndexSet
+    /// The MIME types that pass validation (``defaultAcceptableContentTypes`` by default).
+    public var acceptableContentTypes: Set<String>?
+    /// The scale the images are shown at (default 1); a value that is not a positive finite
+    /// number is taken as 1.
+    public var imageScale: Double
+    /// Whether the pixels are decoded into ``Image/decoded`` (default: whether a decoder is built
+    /// in, ``ImageDecoder/isAvailable``). Formats without a decoder are never decoded.
+    public var automaticallyInflatesResponseImage: Bool
+    /// The most pixels an image may declare (default ``defaultMaximumPixelCount``), checked
+    /// whether or not it is decoded.
+    public var maximumPixelCount: Int
+
+    /// Creates a serializer.
+    public init(
+        imageScale: Double = 1,
+        automaticallyInflatesResponseImage: Bool = ImageDecoder.isAvailable,
+        maximumPixelCount: Int = Self.defaultMaximumPixelCount,
+        acceptableStatusCodes: IndexSet = IndexSet(integersIn: 200..<300),
+        acceptableContentTypes: Set<String>? = Self.defaultAcceptableContentTypes
+    ) {
+        self.imageScale = imageScale
+        self.automaticallyInflatesResponseImage = automaticallyInflatesResponseImage
+        self.maximumPixelCount = maximumPixelCount
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.acceptableContentTypes = acceptableContentTypes
+    }
+
+    /// Validates the response and makes its body an image.
+    public func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<Image> {
         self.validateThenParse(head: head, data: data) { () throws(LupineError) -> Image? in
-            guard !data.isEmpty else { throw .responseSerializationFailed(.inputDataNilOrZeroLength) }
-            if let size = Self.pngSize(data) {
-                return Image(data: data, format: .png, pixelWidth: size.width, pixelHeight: size.height)
-            }
-            if let size = Self.jpegSize(data) {
-                return Image(data: data, format: .jpeg, pixelWidth: size.width, pixelHeight: size.height)
-            }
-            throw .responseSerializationFailed(.decodingFailed(reason: "the body is not a PNG or JPEG image"))
+            try self.image(from: data)
         }
     }
 
-    private static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
-        guard bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
-        return (bigEndian(bytes, at: 16, count: 4), bigEndian(bytes, at: 20, count: 4))
+    /// `data` as an image: sniffed, measured, checked against ``maximumPixelCount`` and decoded
+    /// as the serializer is configured. No validation of a response: the bytes alone.
+    public func image(from data: [UInt8]) throws(LupineError) -> Image {
+        guard !data.isEmpty else { throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength) }
+        let header = try ImageHeader(parsing: data)
+        try Self.checkPixelCount(header, limit: self.maximumPixelCount)
+        let decoded = self.automaticallyInflatesResponseImage
+            ? try ImageDecoder.decode(data, header: header, maximumPixelCount: self.maximumPixelCount)
+            : nil
+        let scale = self.imageScale.isFinite && self.imageScale > 0 ? self.imageScale : 1
+        return Image(
+            data: data,
+            format: header.format,
+            pixelWidth: header.pixelWidth,
+            pixelHeight: header.pixelHeight,
+            scale: scale,
+            decoded: decoded
+        )
     }
 
-    private static func jpegSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
-        guard bytes.starts(with: [0xFF, 0xD8]) else { return nil }
-        var index = 2
-        while index + 9 <= bytes.count, bytes[index] == 0xFF {
-            let marker = bytes[index + 1]
-            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
-                return (bigEndian(bytes, at: index + 7, count: 2), bigEndian(bytes, at: index + 5, count: 2))
-            }
-            index += 2 + bigEndian(bytes, at: index + 2, count: 2)
-        }
-        return nil
-    }
-
-    private static func bigEndian(_ bytes: [UInt8], at offset: Int, count: Int) -> Int {
-        bytes[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
+    /// Throws when `header` declares more pixels than `limit`.
+    static func checkPixelCount(_ header: ImageHeader, limit: Int) throws(LupineError) {
+        if let count = header.pixelCount, count <= limit { return }
+        throw LupineError.responseSerializationFailed(
+            .imageSerializationFailed(
+                .tooManyPixels(format: header.format.displayName, width: header.pixelWidth, height: header.pixelHeight, limit: limit)
+            )
+        )
     }
 }

@@ -182,6 +182,12 @@ public final class LupineTestServer: Sendable {
         attempts.count(key)
     }
 
+    /// How many requests the image endpoints received for `path`, given with its query as sent
+    /// (`/image/png`, `/image/png?size=850x300`), since the server started.
+    public func requests(forPath path: String) -> Int {
+        attempts.count(HTTPBinRoutes.imageRequestKey(path))
+    }
+
     /// Restarts `accepted` from zero and `peakOpen` from the connections open now.
     public func resetConnectionStatistics() {
         registry.resetStatistics()

@@ -112,6 +112,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case propertyListSerializationFailed(reason: String)
         /// The body is empty where a value is required.
         case inputDataNilOrZeroLength
+        /// The body is not an image, or not one that may be accepted.
+        case imageSerializationFailed(ImageFailureReason)
         /// A handler given the response as it streamed (``SessionManager/stream(_:receiveHead:receiveChunk:)``)
         /// threw this error.
         case handlerFailed(any Error)
@@ -201,6 +203,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
                 return "the response handler failed: \(TransportErrorWords.describe(error))"
             case .inputDataNilOrZeroLength:
                 return "the response body is empty"
+            case .imageSerializationFailed(let image):
+                return Self.describe(image)
             }
         case .downloadFailed(let reason):
             return Self.describe(reason)

@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import LupineImage
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -7,10 +8,14 @@ import NIOCore
 /// exact bytes, written by the caller without this type): JSON (up to ``prettyLimit``) is pretty-printed with sorted
 /// keys, text is shown as it comes through ``TerminalText`` (no control characters or escape
 /// sequences from a hostile server), a final newline is added when missing, and a binary body is
-/// summarised in one line instead of dumped.
+/// summarised in one line instead of dumped: an image as its format, pixel size and length
+/// (`PNG 850×300, 4.2 KiB`, as httpie does), anything else as its length.
 final class BodyPrinter: Sendable {
     /// The largest JSON body held back to be pretty-printed; a longer one is shown as text.
     static let prettyLimit = 8 * 1024 * 1024
+    /// The most bytes of a binary body kept to read an image header from (a JPEG's size may
+    /// follow large metadata segments).
+    static let headerLimit = 256 * 1024
 
     private enum Mode {
         /// Waiting for the first bytes to tell text from binary.
@@ -19,8 +24,8 @@ final class BodyPrinter: Sendable {
         case text(TerminalText, endsWithNewline: Bool)
         /// JSON held back to be pretty-printed.
         case json([UInt8])
-        /// Binary: only its length is counted.
-        case binary(count: Int)
+        /// Binary: its length is counted and its first bytes (up to ``headerLimit``) kept.
+        case binary(count: Int, head: [UInt8])
     }
 
     private let mode: NIOLockedValueBox<Mode>
@@ -85,11 +90,16 @@ final class BodyPrinter: Sendable {
     /// `bytes` as shown on a terminal, deciding text or binary on the first bytes seen.
     private static func shown(_ bytes: [UInt8], mode: inout Mode) -> [UInt8] {
         if case .sniffing = mode, !bytes.isEmpty {
-            mode = Self.looksBinary(bytes) ? .binary(count: 0) : .text(TerminalText(), endsWithNewline: false)
+            let binary = ImageFormat(sniffing: bytes) != nil || Self.looksBinary(bytes)
+            mode = binary ? .binary(count: 0, head: []) : .text(TerminalText(), endsWithNewline: false)
         }
         switch mode {
-        case .binary(let count):
-            mode = .binary(count: count + bytes.count)
+        case .binary(let count, var head):
+            mode = .sniffing  // so that the append below does not copy `head`
+            if head.count < Self.headerLimit {
+                head += bytes.prefix(Self.headerLimit - head.count)
+            }
+            mode = .binary(count: count + bytes.count, head: head)
             return []
         case .text(var terminal, let endsWithNewline):
             let shown = terminal.show(bytes)
@@ -107,11 +117,18 @@ final class BodyPrinter: Sendable {
             let rest = terminal.finish()
             mode = .text(terminal, endsWithNewline: true)
             return rest.isEmpty && endsWithNewline ? [] : rest + [0x0A]
-        case .binary(let count):
-            return Array("[binary body of \(count) bytes not shown on a terminal: redirect the output to keep it]\n".utf8)
+        case .binary(let count, let head):
+            return Array((Self.imageSummary(head, count: count) ?? "[binary body of \(count) bytes not shown on a terminal: redirect the output to keep it]").utf8) + [0x0A]
         default:
             return []
         }
+    }
+
+    /// `PNG 850×300, 4.2 KiB` for a body of `count` bytes starting with `head`, when `head` is the
+    /// start of an image whose size its header tells.
+    static func imageSummary(_ head: [UInt8], count: Int) -> String? {
+        guard let header = try? ImageHeader(parsing: head) else { return nil }
+        return "\(header.format.displayName) \(header.pixelWidth)×\(header.pixelHeight), \(ProgressBar.bytes(Double(count)))"
     }
 
     /// Whether the first bytes of a body are binary: a NUL, or not UTF-8 (a character cut off

@@ -29,6 +29,7 @@ struct HTTPBinRoutes: Sendable {
         registerCompression(on: router)
         registerCompressedStreams(on: router)
         registerDocuments(on: router)
+        registerImages(on: router)
         registerCaching(on: router)
         registerCookies(on: router)
         registerResponseHeaders(on: router)

@@ -1,18 +1,20 @@
 import CompressNIO
 import NIOCore
 
-/// The PNG served by `/image/png`: a 16×16 RGB gradient encoded in code.
+/// The PNG served by `/image/png`: an RGB gradient encoded in code, 16×16 unless asked
+/// otherwise. The pixel at (x, y) is red `x × 16`, green `y × 16` (both modulo 256), blue 128.
 enum PNGImage {
-    static let width = 16
-    static let height = 16
+    /// The largest width and height `/image/png?size=` serves.
+    static let maximumSide = 4096
 
-    /// The encoded image.
-    static func sample() throws -> [UInt8] {
+    /// The encoded image of `width × height` pixels (each from 1 to ``maximumSide``).
+    static func sample(width: Int = 16, height: Int = 16) throws -> [UInt8] {
         var scanlines = ByteBuffer()
+        scanlines.reserveCapacity(height * (1 + width * 3))
         for y in 0..<height {
             scanlines.writeInteger(UInt8(0))  // filter type: none
             for x in 0..<width {
-                scanlines.writeBytes([UInt8(x * 16), UInt8(y * 16), 128])
+                scanlines.writeBytes([UInt8(truncatingIfNeeded: x * 16), UInt8(truncatingIfNeeded: y * 16), 128])
             }
         }
         let compressed = try scanlines.compress(with: .zlib())

@@ -60,7 +60,7 @@ extension LupineError {
         case .xmlParsingFailed: return .xml
         case .propertyListSerializationFailed: return .propertyList
         case .inputDataNilOrZeroLength: return .empty
-        case .handlerFailed: return nil
+        case .handlerFailed, .imageSerializationFailed: return nil
         }
     }
 
@@ -71,7 +71,7 @@ extension LupineError {
         case .jsonSerializationFailed(let why), .decodingFailed(let why), .xmlParsingFailed(let why),
             .propertyListSerializationFailed(let why):
             return why
-        case .stringSerializationFailed, .inputDataNilOrZeroLength, .handlerFailed:
+        case .stringSerializationFailed, .inputDataNilOrZeroLength, .handlerFailed, .imageSerializationFailed:
             return nil
         }
     }
