@@ -57,8 +57,11 @@ import Testing
         try FileManager.default.setAttributes(nobody.merging([.posixPermissions: 0o444]) { $1 }, ofItemAtPath: file.path)
         let before = TreeSnapshot(sandbox.work).entries["frozen.txt"]
         // A copy nobody can reach: the build folder may sit under a directory only root may enter.
+        // cp writes it, so no child this process forks meanwhile inherits a descriptor open for
+        // writing on it (which makes executing it fail with ETXTBSY).
         let executable = sandbox.work.appending(path: "lupine")
-        try FileManager.default.copyItem(at: LupineCommandLineTests.executable, to: executable)
+        let copied = try await Self.run("/bin/cp", [LupineCommandLineTests.executable.path, executable.path], in: sandbox.work)
+        try #require(copied.status == 0, "\(copied.stderr)")
         // The folder is nobody's, so only the file's own mode says it must not be replaced.
         let run = try await Self.run(
             "/usr/sbin/runuser",

@@ -20,6 +20,9 @@ struct ConnectionFactory: Sendable {
         // Verification, host name included, is done by the trust hook (a custom verification
         // callback): NIOSSL's own host name check would overrule a policy that skips it.
         tls.certificateVerification = .noHostnameVerification
+        // The trust hook's callback replaces BoringSSL's chain check, so BoringSSL needs no roots
+        // of its own; its default would parse the system's whole CA bundle for every transport.
+        tls.trustRoots = .certificates([])
         self.sslContext = Result { try NIOSSLContext(configuration: tls) }
     }
 
