@@ -7,6 +7,10 @@ let strictSwift6: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// What only the test server or only the command line needs, built and resolved when its trait is on.
+let testserver: TargetDependencyCondition? = .when(traits: ["TestServer"])
+let cli: TargetDependencyCondition? = .when(traits: ["CLI"])
+
 let package = Package(
     name: "Lupine",
     platforms: [.macOS(.v15)],
@@ -15,13 +19,18 @@ let package = Package(
         .library(name: "LupineImage", targets: ["LupineImage"]),
         .library(name: "LupineTestServer", targets: ["LupineTestServer"]),
         .executable(name: "lupine", targets: ["LupineCLI"]),
-        .executable(name: "lupine-bench", targets: ["LupineBench"]),
     ],
+    // A package that depends on Lupine resolves Hummingbird, the service lifecycle, compress-nio and
+    // the argument parser only while these traits are on (they are by default, so this package's own
+    // `swift build` and `swift test` build everything); `traits: []` leaves the library's own.
     traits: [
+        .trait(name: "TestServer", description: "The LupineTestServer product: Hummingbird, the service lifecycle, compress-nio."),
+        .trait(name: "CLI", description: "The lupine command line: the argument parser, and the test server for lupine serve.", enabledTraits: ["TestServer"]),
         .trait(
             name: "ImageDecoding",
             description: "LupineImage decodes PNG, JPEG and WebP to pixels on Linux with the system's libpng, libjpeg-turbo (TurboJPEG) and libwebp; install libpng-dev, libturbojpeg0-dev and libwebp-dev first."
         ),
+        .default(enabledTraits: ["TestServer", "CLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -35,7 +44,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // `swift package generate-documentation`; no target uses it, so a dependent never resolves it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -71,10 +81,10 @@ let package = Package(
         .target(
             name: "LupineTestServer",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: testserver),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: testserver),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: testserver),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: testserver),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -82,7 +92,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "CompressNIO", package: "compress-nio", condition: testserver),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,25 +105,10 @@ let package = Package(
                 "Lupine",
                 "LupineImage",
                 "LupineTestServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: cli),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
-            swiftSettings: strictSwift6
-        ),
-        .executableTarget(
-            name: "LupineBench",
-            dependencies: [
-                "Lupine",
-                "LupineImage",
-                "LupineTestServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ],
-            path: "Benchmarks/LupineBench",
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -42,7 +42,10 @@ enum CacheBenchmark {
         }
         ResultTable.print(results)
         for result in results.dropFirst() {
-            print(String(format: "%@: p50 %.1f µs, %.2f× the network request's", result.client, result.percentileMicroseconds(0.5), result.percentileMicroseconds(0.5) / results[0].percentileMicroseconds(0.5)))
+            print(
+                String(
+                    format: "%@: p50 %.1f µs, %.2f× the network request's", result.client, result.percentileMicroseconds(0.5),
+                    result.percentileMicroseconds(0.5) / results[0].percentileMicroseconds(0.5)))
         }
         print("goals: a memory hit under 5 µs, a disk hit under 50 µs")
     }

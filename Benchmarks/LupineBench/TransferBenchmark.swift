@@ -64,20 +64,24 @@ enum TransferBenchmark {
         var rounds: [[Measurement]] = []
         for _ in 0..<Self.rounds {
             var round: [Measurement] = []
-            round.append(try await Self.measure("Lupine download task", "download \(Self.size(size))", bytes: size) {
-                try await Self.download(downloadURL, into: folder, with: manager)
-            })
-            round.append(try await Self.measure("curl -o", "download \(Self.size(size))", bytes: size, measuresMemory: false) {
-                let target = folder.appending(path: "curl-download.bin")
-                try await Self.curl(["-sS", "-f", "-o", target.path, downloadURL.absoluteString])
-                try FileManager.default.removeItem(at: target)
-            })
-            round.append(try await Self.measure("Lupine multipart upload", "upload \(Self.size(size))", bytes: size) {
-                try await Self.upload(source, size: size, to: uploadURL, with: manager)
-            })
-            round.append(try await Self.measure("curl -F", "upload \(Self.size(size))", bytes: size, measuresMemory: false) {
-                try await Self.curl(["-sS", "-f", "-o", "/dev/null", "-F", "file=@\(source.path)", uploadURL.absoluteString])
-            })
+            round.append(
+                try await Self.measure("Lupine download task", "download \(Self.size(size))", bytes: size) {
+                    try await Self.download(downloadURL, into: folder, with: manager)
+                })
+            round.append(
+                try await Self.measure("curl -o", "download \(Self.size(size))", bytes: size, measuresMemory: false) {
+                    let target = folder.appending(path: "curl-download.bin")
+                    try await Self.curl(["-sS", "-f", "-o", target.path, downloadURL.absoluteString])
+                    try FileManager.default.removeItem(at: target)
+                })
+            round.append(
+                try await Self.measure("Lupine multipart upload", "upload \(Self.size(size))", bytes: size) {
+                    try await Self.upload(source, size: size, to: uploadURL, with: manager)
+                })
+            round.append(
+                try await Self.measure("curl -F", "upload \(Self.size(size))", bytes: size, measuresMemory: false) {
+                    try await Self.curl(["-sS", "-f", "-o", "/dev/null", "-F", "file=@\(source.path)", uploadURL.absoluteString])
+                })
             rounds.append(round)
         }
         // Per client, the round with the median throughput (rounds alternate Lupine and curl),

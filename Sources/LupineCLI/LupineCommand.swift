@@ -18,9 +18,10 @@ struct LupineCommand: AsyncParsableCommand {
     static func main() async {
         StandardOutput.reserveStandardDescriptors()
         if let position = Self.firstArgumentNotUTF8() {
-            Self.exit(withError: ValidationError(
-                "argument \(position) is not UTF-8 text; Lupine would read it with its bytes replaced and use another name, path or value than the one given"
-            ))
+            Self.exit(
+                withError: ValidationError(
+                    "argument \(position) is not UTF-8 text; Lupine would read it with its bytes replaced and use another name, path or value than the one given"
+                ))
         }
         await Self.main(nil)
     }

@@ -29,11 +29,14 @@ extension NetworkActivityIndicator {
                 counts(self, task)
             }
         }
-        self.replaceObservations(with: TaskNotificationObservation(center: center, tokens: [
-            observe(.lupineTaskDidResume) { $0.taskStarted($1) },
-            observe(.lupineTaskDidSuspend) { $0.taskStopped($1) },
-            observe(.lupineTaskDidComplete) { $0.taskStopped($1) },
-        ]))
+        self.replaceObservations(
+            with: TaskNotificationObservation(
+                center: center,
+                tokens: [
+                    observe(.lupineTaskDidResume) { $0.taskStarted($1) },
+                    observe(.lupineTaskDidSuspend) { $0.taskStopped($1) },
+                    observe(.lupineTaskDidComplete) { $0.taskStopped($1) },
+                ]))
     }
 }
 

@@ -5,7 +5,7 @@ extension LupineError {
     public enum AuthenticationFailureReason: Sendable {
         /// The interceptor has no credential to apply.
         case missingCredential
-        /// More refreshes than the interceptor's ``RefreshWindow`` allows: `count` within `interval`.
+        /// More refreshes than the interceptor's ``AuthenticationInterceptor/RefreshWindow`` allows: `count` within `interval`.
         case excessiveRefresh(count: Int, interval: Duration)
         /// The authenticator's refresh threw `underlying` (given as thrown).
         case refreshFailed(underlying: any Error)

@@ -71,9 +71,19 @@ public struct RetryPolicy: RequestInterceptor {
 
     /// A policy; every parameter defaults to the value above.
     ///
-    /// - Parameter randomFraction: the source of jitter, a number in `0...1` the backoff is
-    ///   multiplied by (outside it, or not a number, it is clamped); uniform random by default.
-    ///   Give a fixed one to make delays predictable in tests.
+    /// - Parameters:
+    ///   - retryLimit: How many times a request is retried at most (below 0 counts as 0).
+    ///   - exponentialBackoffBase: The backoff's base: retry n waits `scale × base^n` (below 1 counts as 1).
+    ///   - exponentialBackoffScale: The backoff's scale, the first retry's longest wait.
+    ///   - retryableHTTPMethods: The methods retried; others never are.
+    ///   - retryableHTTPStatusCodes: The statuses retried with the backoff.
+    ///   - retryAfterStatusCodes: The statuses whose `Retry-After` is honoured.
+    ///   - maximumDelay: The longest wait before one retry, whether the backoff or the server asked for it.
+    ///   - maximumTotalTime: How long after a task's first attempt started a retry may still start.
+    ///   - jitter: Whether the backoff is full-jittered (a server's `Retry-After` never is).
+    ///   - randomFraction: The source of jitter, a number in `0...1` the backoff is multiplied by
+    ///     (outside it, or not a number, it is clamped); uniform random by default. Give a fixed
+    ///     one to make delays predictable in tests.
     public init(
         retryLimit: Int = Self.defaultRetryLimit,
         exponentialBackoffBase: Int = Self.defaultExponentialBackoffBase,

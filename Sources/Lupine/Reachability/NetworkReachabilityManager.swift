@@ -27,12 +27,12 @@ typealias PlatformReachabilityMonitor = PathReachabilityMonitor
 ///
 /// `status` is ``Status/unknown`` until monitoring has started and the first answer is in. Each
 /// change (from ``Status/unknown`` to the first answer included) is reported once: to the closure
-/// and the ``Foundation/Notification/Name/lupineReachabilityDidChange`` notification, in order on
+/// and the `Notification.Name.lupineReachabilityDidChange` notification, in order on
 /// a serial queue the manager owns, and to every ``statusUpdates`` stream. A manager released
 /// while monitoring stops, and its socket is closed.
 ///
 /// `@unchecked Sendable`: the running monitor is in a lock; the status and listeners are in
-/// ``ReachabilityHub``'s; the rest is immutable.
+/// `ReachabilityHub`'s; the rest is immutable.
 public final class NetworkReachabilityManager: @unchecked Sendable {
     /// The manager for any address: whether the machine has a network at all. Not monitoring
     /// until ``startMonitoring(onStatusChange:)`` is called.

@@ -42,6 +42,6 @@ extension Notification.Name {
     public static let lupineReachabilityDidChange = Notification.Name("com.lupine.networking.reachability.change")
 }
 
-/// The user-info key of ``Foundation/Notification/Name/lupineReachabilityDidChange`` holding the
+/// The user-info key of `Notification.Name.lupineReachabilityDidChange` holding the
 /// new ``NetworkReachabilityManager/Status``: AFNetworking's `AFNetworkingReachabilityNotificationStatusItem`.
 public let lupineReachabilityNotificationStatusItem = "AFNetworkingReachabilityNotificationStatusItem"

@@ -43,21 +43,21 @@ enum DefaultRequestHeaders {
     /// The operating system's name as a person would write it.
     static var operatingSystemName: String {
         #if os(Linux)
-            "Linux"
+        "Linux"
         #elseif os(macOS)
-            "macOS"
+        "macOS"
         #elseif os(iOS)
-            "iOS"
+        "iOS"
         #elseif os(tvOS)
-            "tvOS"
+        "tvOS"
         #elseif os(watchOS)
-            "watchOS"
+        "watchOS"
         #elseif os(visionOS)
-            "visionOS"
+        "visionOS"
         #elseif os(Windows)
-            "Windows"
+        "Windows"
         #else
-            "Unknown"
+        "Unknown"
         #endif
     }
 

@@ -50,7 +50,8 @@ public struct DecodableResponseSerializer<Value: Decodable & Sendable>: Response
     }
 
     private func valueOfEmptyBody(head: ResponseHead?, request: Request?) throws(LupineError) -> Value {
-        let emptyAllowed = head.map { self.emptyResponseCodes.contains($0.statusCode) } == true
+        let emptyAllowed =
+            head.map { self.emptyResponseCodes.contains($0.statusCode) } == true
             || request.map { self.emptyRequestMethods.contains($0.method) } == true
         guard emptyAllowed, let value = (Value.self as? any EmptyResponse.Type)?.emptyValue() as? Value else {
             throw .responseSerializationFailed(.inputDataNilOrZeroLength)

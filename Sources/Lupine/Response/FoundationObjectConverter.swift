@@ -32,9 +32,7 @@ enum FoundationObjectConverter {
             }
             return converted
         case let array as [Any]:
-            return array
-                .filter { !(removingNulls && $0 is NSNull) }
-                .map { self.sendableValue(from: $0, removingNulls: removingNulls) }
+            return array.filter { !(removingNulls && $0 is NSNull) }.map { self.sendableValue(from: $0, removingNulls: removingNulls) }
         case let number as NSNumber:
             return self.sendableNumber(number)
         default:

@@ -79,8 +79,8 @@ private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         self.pendingText += string
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        self.pendingText += String(decoding: CDATABlock, as: UTF8.self)
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        self.pendingText += String(decoding: block, as: UTF8.self)
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {

@@ -40,7 +40,10 @@ extension SecurityPolicy {
     ///    only anchors and requires a pinned certificate in the path, and ``PinningMode/publicKey``
     ///    requires a certificate of the chain to carry a pinned public key.
     ///
-    /// - Parameter validationTime: The time certificates must be valid at; `nil` for now.
+    /// - Parameters:
+    ///   - chain: The certificates the server presented, DER encoded, leaf first.
+    ///   - domain: The host the connection was made to, or `nil` to skip the name check.
+    ///   - validationTime: The time certificates must be valid at; `nil` for now.
     public func evaluate(_ chain: [[UInt8]], forDomain domain: String?, at validationTime: Date? = nil) async -> Evaluation {
         guard !chain.isEmpty else { return .rejected(.noCertificate) }
         guard let certificates = try? chain.map({ try Certificate(derEncoded: $0) }) else {

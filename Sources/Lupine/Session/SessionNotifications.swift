@@ -12,7 +12,7 @@ extension Notification.Name {
     public static let lupineSessionDidInvalidate = Notification.Name("com.lupine.networking.session.invalidate")
 }
 
-/// The user-info keys of ``Foundation/Notification/Name/lupineTaskDidComplete``, as AFNetworking's
+/// The user-info keys of `Notification.Name.lupineTaskDidComplete`, as AFNetworking's
 /// `AFNetworkingTaskDidComplete…Key` constants.
 public enum LupineNotificationKey {
     /// The response body, `[UInt8]`.

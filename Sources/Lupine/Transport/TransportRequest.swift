@@ -26,7 +26,7 @@ public struct TransportRequest: Sendable {
     /// cache, a retry layer, a recorder) and builds requests of its own must pass it on.
     public var cancellation: TransportCancellation
 
-    /// Creates a request that `cancellation` cancels (hand a fresh ``TransportCancellation()``
+    /// Creates a request that `cancellation` cancels (hand a fresh ``TransportCancellation/init()``
     /// when only Swift task cancellation should).
     public init(
         method: HTTPMethod = .GET,

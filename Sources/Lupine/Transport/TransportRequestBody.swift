@@ -1,6 +1,6 @@
 import NIOCore
 
-/// Where a request body comes from. Bodies other than ``bytes(_:)`` are streamed in chunks as the
+/// Where a request body comes from. Bodies other than `bytes` are streamed in chunks as the
 /// socket accepts them, so a body of any size never sits in memory.
 public struct TransportRequestBody: Sendable {
     enum Source: Sendable {

@@ -102,7 +102,11 @@ struct FileDownload {
             return .allow
         }
         self.manager.hooks.didReceiveData = { _, _ in
-            guard let record = pending.withLockedValue({ record in defer { record = nil }; return record }) else { return }
+            let taken = pending.withLockedValue { record -> ResumeData? in
+                defer { record = nil }
+                return record
+            }
+            guard let record = taken else { return }
             if !ResumeRecord.write(record, for: file) {
                 StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
             }

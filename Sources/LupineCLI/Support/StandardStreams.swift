@@ -46,9 +46,10 @@ enum StandardOutput {
 
     /// Writes `bytes` whole to `descriptor`, retrying after signals and short writes.
     static func write(_ bytes: some Collection<UInt8>, to descriptor: CInt) throws(OutputError) {
-        let error: CInt? = bytes.withContiguousStorageIfAvailable { buffer in
-            Self.writeAll(buffer, to: descriptor)
-        } ?? Array(bytes).withUnsafeBufferPointer { Self.writeAll($0, to: descriptor) }
+        let error: CInt? =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                Self.writeAll(buffer, to: descriptor)
+            } ?? Array(bytes).withUnsafeBufferPointer { Self.writeAll($0, to: descriptor) }
         if let error {
             throw OutputError(code: error)
         }

@@ -30,10 +30,11 @@ struct RequestOptions: ParsableArguments {
     @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects.")
     var maxRedirects = 10
 
-    @Option(help: ArgumentHelp(
-        "Send a GET, HEAD, PUT, DELETE, OPTIONS or TRACE again up to this many times after a refused, lost or timed-out connection or a 408, 429, 500, 502, 503 or 504, waiting as Retry-After says or backing off (0.5 s, 1 s, ...).",
-        valueName: "count"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Send a GET, HEAD, PUT, DELETE, OPTIONS or TRACE again up to this many times after a refused, lost or timed-out connection or a 408, 429, 500, 502, 503 or 504, waiting as Retry-After says or backing off (0.5 s, 1 s, ...).",
+            valueName: "count"
+        ))
     var retry = 0
 
     @Option(

@@ -41,12 +41,13 @@ struct FaultRequestDecoder: ByteToMessageDecoder {
         let headLength = terminator.upperBound - view.startIndex
         guard let head = buffer.readString(length: headLength) else { return .needMoreData }
         let request = try Self.parse(head)
-        let contentLength = try request.header("Content-Length").map { value in
-            guard let length = Int(value.trimmingCharacters(in: .whitespaces)), length >= 0 else {
-                throw DecodingError.invalidContentLength
-            }
-            return length
-        } ?? 0
+        let contentLength =
+            try request.header("Content-Length").map { value in
+                guard let length = Int(value.trimmingCharacters(in: .whitespaces)), length >= 0 else {
+                    throw DecodingError.invalidContentLength
+                }
+                return length
+            } ?? 0
         remainingBodyBytes = contentLength
         context.fireChannelRead(wrapInboundOut(request))
         return .continue

@@ -48,11 +48,12 @@ extension HTTPBinRoutes {
         }
         router.get("/counted/:key/count") { _, context in
             let key = try Self.attemptKey(context)
-            return try Response.json(.object([
-                "key": .string(key),
-                "requests": .integer(attempts.count("counted-\(key)")),
-                "conditional": .integer(attempts.count("counted-\(key)-conditional")),
-            ]))
+            return try Response.json(
+                .object([
+                    "key": .string(key),
+                    "requests": .integer(attempts.count("counted-\(key)")),
+                    "conditional": .integer(attempts.count("counted-\(key)-conditional")),
+                ]))
         }
     }
 

@@ -114,7 +114,7 @@ import Testing
 
     @Test func aTaskCountsOnceHoweverOftenResumedAndSuspendedThenCompletedCountsNoMore() async throws {
         try await withIndicator(activation: .zero, completion: .zero) { fixture in
-            fixture.indicator.increment()   // work that is not a task, which the task must not uncount
+            fixture.indicator.increment()  // work that is not a task, which the task must not uncount
             let request = try fixture.startStalled()
             request.0.resume()
             #expect(fixture.indicator.activityCount == 2)

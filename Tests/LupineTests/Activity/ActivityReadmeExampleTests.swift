@@ -17,13 +17,13 @@ import Testing
 
     @Test func showingNetworkActivity() async throws {
         try await withSessionManager { _, manager in
-            let indicator = NetworkActivityIndicator()   // shows after 1 s of work, hides 0.17 s after it
+            let indicator = NetworkActivityIndicator()  // shows after 1 s of work, hides 0.17 s after it
             let updates = indicator.visibilityUpdates()
             indicator.setNetworkingActivityAction { visible in
                 print(visible ? "network busy" : "network idle")
             }
             manager.eventMonitors.append(indicator)
-            _ = try await manager.get("delay/2")   // "network busy" after a second, "network idle" just after the response
+            _ = try await manager.get("delay/2")  // "network busy" after a second, "network idle" just after the response
             var seen: [Bool] = []
             for await visible in updates {
                 seen.append(visible)

@@ -39,7 +39,8 @@ import Testing
             guard let name = DownloadFileName.name(for: url) else { continue }
             named += 1
             let file = work.appending(path: name)
-            let plain = !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\\")
+            let plain =
+                !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\\")
                 && !name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
                 && name.utf8.count <= DownloadFileName.maximumLength
             let inside = file.deletingLastPathComponent().standardizedFileURL.path == work.standardizedFileURL.path

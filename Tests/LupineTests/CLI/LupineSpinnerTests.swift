@@ -38,7 +38,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let screen = folder.appending(path: "screen")
         let executable = "'" + LupineCommandLineTests.executable.path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-        let command = executable + " " + arguments
+        let command =
+            executable + " "
+            + arguments
             .replacingOccurrences(of: "{server}", with: server.baseURL.absoluteString)
             .replacingOccurrences(of: "{faults}", with: server.faultsBaseURL.absoluteString)
         let process = try ChildProcess.start(

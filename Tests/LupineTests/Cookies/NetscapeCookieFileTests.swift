@@ -153,10 +153,11 @@ struct NetscapeCookieFileTests {
         try handle.close()
         let storage = CookieStorage()
         let warnings = try storage.importNetscapeFile(at: file)
-        #expect(warnings == [
-            "line 1 is longer than 16384 bytes; skipped", "line 2 is not UTF-8 text; skipped",
-            "line 3 is not a cookie that can be sent (an empty name, a path not starting with /, or a control character); skipped",
-        ])
+        #expect(
+            warnings == [
+                "line 1 is longer than 16384 bytes; skipped", "line 2 is not UTF-8 text; skipped",
+                "line 3 is not a cookie that can be sent (an empty name, a path not starting with /, or a control character); skipped",
+            ])
         #expect(storage.pairs == ["good=ünï"])
     }
 

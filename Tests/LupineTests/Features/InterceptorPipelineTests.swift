@@ -167,7 +167,11 @@ import Testing
             let stream = Request(
                 url: server.baseURL.appending("/status/503"),
                 method: .PUT,
-                body: .stream(length: 3) { AsyncThrowingStream { $0.yield(ByteBuffer(string: "abc")); $0.finish() } }
+                body: .stream(length: 3) {
+                    AsyncThrowingStream {
+                        $0.yield(ByteBuffer(string: "abc")); $0.finish()
+                    }
+                }
             )
             let done = await completion(of: stream, on: manager)
             #expect(done.response?.statusCode == 503)
@@ -179,7 +183,11 @@ import Testing
             let redirected = Request(
                 url: server.baseURL.appending("/redirect-to?url=/status/503&status_code=303"),
                 method: .POST,
-                body: .stream(length: 3) { AsyncThrowingStream { $0.yield(ByteBuffer(string: "abc")); $0.finish() } }
+                body: .stream(length: 3) {
+                    AsyncThrowingStream {
+                        $0.yield(ByteBuffer(string: "abc")); $0.finish()
+                    }
+                }
             )
             let afterRedirect = await completion(of: redirected, on: manager)
             #expect(afterRedirect.response?.statusCode == 503)

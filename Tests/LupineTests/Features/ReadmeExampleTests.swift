@@ -24,7 +24,7 @@ struct TokenAuthenticator: Authenticator {
         request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
     }
     func refresh(_ token: Token) async throws -> Token {
-        Token(value: "fresh")   // ask your token server here
+        Token(value: "fresh")  // ask your token server here
     }
     func isRequest(_ request: Request, authenticatedWith token: Token) -> Bool {
         request.value(forHTTPHeaderField: "Authorization") == "Bearer \(token.value)"
@@ -63,7 +63,7 @@ final class RetryLog: EventMonitor {
             #expect(((signed.value as? [String: any Sendable])?["headers"] as? [String: any Sendable])?["X-Signature"] as? String == "v1 attempt=0")
 
             manager.interceptor = Interceptor(interceptors: [Signer(), RetryPolicy(retryLimit: 3, maximumDelay: .seconds(10))])
-            let flaky = try await manager.get("retry/readme/fail/2")   // two 503s, then 200
+            let flaky = try await manager.get("retry/readme/fail/2")  // two 503s, then 200
             #expect(flaky.head?.statusCode == 200)
             #expect(server.attempts(forKey: "readme") == 3)
         }
@@ -72,7 +72,7 @@ final class RetryLog: EventMonitor {
     @Test func refreshingAToken() async throws {
         try await withSessionManager { server, manager in
             manager.interceptor = AuthenticationInterceptor(authenticator: TokenAuthenticator(), credential: Token(value: "stale"))
-            let me = try await manager.get("bearer/fresh")   // a 401 for "stale", one refresh, then 200
+            let me = try await manager.get("bearer/fresh")  // a 401 for "stale", one refresh, then 200
             #expect((me.value as? [String: any Sendable])?["authenticated"] as? Bool == true)
             #expect(server.attempts(forKey: "bearer-fresh") == 2)
         }
@@ -81,7 +81,7 @@ final class RetryLog: EventMonitor {
     @Test func stayingOnOneHost() async throws {
         try await withSessionManager { server, manager in
             manager.redirectHandler = Redirector { task, next, _ in
-                next.url.host == task.originalRequest.url.host ? next : nil   // never leave the first host
+                next.url.host == task.originalRequest.url.host ? next : nil  // never leave the first host
             }
             manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 200..<400))
             let away = try await manager.get("redirect-to?url=http://localhost:\(server.port)/get")
@@ -95,7 +95,7 @@ final class RetryLog: EventMonitor {
         try await withSessionManager { server, manager in
             manager.urlCache = LastResponses()
             manager.cachedResponseHandler = ResponseCacher { _, response in
-                response.head.statusCode == 200 ? response : nil   // keep successes only
+                response.head.statusCode == 200 ? response : nil  // keep successes only
             }
             let online = try await manager.get("get")
             let offline = try await manager.response(
@@ -110,9 +110,9 @@ final class RetryLog: EventMonitor {
             let cookieFile = try temporaryFile(Array("127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc\n".utf8), name: "cookies.txt")
             defer { try? FileManager.default.removeItem(at: cookieFile.deletingLastPathComponent()) }
             let jar = CookieStorage()
-            _ = try jar.importNetscapeFile(at: cookieFile)   // a file curl -c wrote; returns the lines it skipped
+            _ = try jar.importNetscapeFile(at: cookieFile)  // a file curl -c wrote; returns the lines it skipped
             manager.cookieStorage = jar
-            let me = try await manager.get("cookies")       // sent with the file's cookies for this host
+            let me = try await manager.get("cookies")  // sent with the file's cookies for this host
             #expect((me.value as? [String: any Sendable])?["cookies"] as? [String: String] == ["session": "abc"])
         }
     }

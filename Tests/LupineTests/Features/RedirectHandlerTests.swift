@@ -8,7 +8,8 @@ import Testing
     @Test func doNotFollowDeliversTheRedirectItself() async throws {
         try await withSessionManager { server, manager in
             manager.redirectHandler = Redirector.doNotFollow
-            let done = await completion(of: Request(url: server.baseURL.appending("/redirect/2")), on: manager, serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 200..<400)))
+            let done = await completion(
+                of: Request(url: server.baseURL.appending("/redirect/2")), on: manager, serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 200..<400)))
             #expect(done.response?.statusCode == 302)
             #expect(done.redirectChain.isEmpty)
         }
@@ -39,7 +40,8 @@ import Testing
     @Test func theHookStillDecidesWhenNoHandlerIsSet() async throws {
         try await withSessionManager { server, manager in
             manager.hooks.willPerformRedirection = { _, _, _ in nil }
-            let done = await completion(of: Request(url: server.baseURL.appending("/redirect/1")), on: manager, serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 200..<400)))
+            let done = await completion(
+                of: Request(url: server.baseURL.appending("/redirect/1")), on: manager, serializer: HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 200..<400)))
             #expect(done.response?.statusCode == 302)
         }
     }

@@ -70,10 +70,11 @@ import Testing
         let request = Request(url: url)
         let response = ResponseHead(
             status: .ok,
-            headers: HTTPHeaders(self.cacheable + [
-                ("Set-Cookie", "session=1"), ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
-                ("Transfer-Encoding", "chunked"), ("X-Kept", "yes"),
-            ]),
+            headers: HTTPHeaders(
+                self.cacheable + [
+                    ("Set-Cookie", "session=1"), ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
+                    ("Transfer-Encoding", "chunked"), ("X-Kept", "yes"),
+                ]),
             url: url)
         let writer = try #require(cache.writer(for: request, response: response, requestTime: CacheFixture.now, responseTime: CacheFixture.now))
         writer.append(ByteBuffer(bytes: [1, 2, 3]))

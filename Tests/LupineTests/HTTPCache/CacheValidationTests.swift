@@ -13,9 +13,11 @@ import Testing
         guard case .validate(let entry, _, _) = cache.decision(for: CacheFixture.request(), now: later) else {
             throw CancellationError()
         }
-        let notModified = CacheFixture.response(304, [
-            ("Cache-Control", "max-age=120"), ("ETag", "\"v1\""), ("Content-Length", "0"), ("Content-Encoding", "gzip"), ("X-New", "2"), ("Set-Cookie", "a=b"),
-        ])
+        let notModified = CacheFixture.response(
+            304,
+            [
+                ("Cache-Control", "max-age=120"), ("ETag", "\"v1\""), ("Content-Length", "0"), ("Content-Encoding", "gzip"), ("X-New", "2"), ("Set-Cookie", "a=b"),
+            ])
         return cache.refresh(entry, with: notModified, requestTime: later, responseTime: later)
     }
 

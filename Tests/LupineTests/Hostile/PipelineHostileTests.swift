@@ -95,7 +95,9 @@ import Testing
             let signatures = NIOLockedValueBox(0)
             manager.interceptor = ClosureAdapter { request, _ in
                 var request = request
-                let signature = signatures.withLockedValue { $0 += 1; return $0 }
+                let signature = signatures.withLockedValue {
+                    $0 += 1; return $0
+                }
                 request.url = request.url.appending("?signature=\(signature)")
                 return request
             }

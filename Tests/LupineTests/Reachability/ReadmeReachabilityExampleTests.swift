@@ -21,10 +21,10 @@ import Testing
 
         let reachability = try NetworkReachabilityManager(address: "127.0.0.1")
         try reachability.startMonitoring { status in
-            print(status.localizedDescription)   // Reachable via WiFi
+            print(status.localizedDescription)  // Reachable via WiFi
         }
         for await status in reachability.statusUpdates where status != .unknown {
-            print(reachability.isReachable)   // true
+            print(reachability.isReachable)  // true
             #expect(status.localizedDescription == "Reachable via WiFi")
             #expect(reachability.isReachable)
             break
@@ -32,7 +32,7 @@ import Testing
 
         // tasks started offline wait up to 10 s for the network, then fail with LupineError.notConnected
         let manager = HTTPSessionManager(baseURL: URL(string: "http://127.0.0.1:8080"))
-        try manager.reachabilityManager.startMonitoring()   // NetworkReachabilityManager.shared
+        try manager.reachabilityManager.startMonitoring()  // NetworkReachabilityManager.shared
         manager.connectivityPolicy = .waitsForConnectivity(timeout: .seconds(10))
         #expect(manager.reachabilityManager === NetworkReachabilityManager.shared)
         // This host is online: the task runs at once.

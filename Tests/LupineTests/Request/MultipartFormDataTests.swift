@@ -45,7 +45,10 @@ import Testing
         try form.appendPart(fileURL: file, name: "file")
         form.appendPart(fileData: [], name: "nothing", fileName: "empty.dat", mimeType: "application/octet-stream")
         form.appendPart(headers: ["Content-Disposition": "form-data; name=\"raw\"", "X-Extra": "1"], body: [1, 2, 3])
-        form.appendPart(stream: AsyncStream { $0.yield([UInt8](repeating: 7, count: 5000)); $0.finish() }, name: "s", fileName: "s.bin", length: 5000, mimeType: "application/octet-stream")
+        form.appendPart(
+            stream: AsyncStream {
+                $0.yield([UInt8](repeating: 7, count: 5000)); $0.finish()
+            }, name: "s", fileName: "s.bin", length: 5000, mimeType: "application/octet-stream")
         let produced = try await self.produce(form)
         #expect(form.contentLength == produced.bytes.count)
         #expect(produced.bytes.count > 105_000)
@@ -115,7 +118,10 @@ import Testing
 
     @Test func aStreamShorterThanDeclaredIsAnError() async throws {
         var form = MultipartFormData()
-        form.appendPart(stream: AsyncStream { $0.yield([1, 2]); $0.finish() }, name: "s", fileName: "s", length: 10, mimeType: "text/plain")
+        form.appendPart(
+            stream: AsyncStream {
+                $0.yield([1, 2]); $0.finish()
+            }, name: "s", fileName: "s", length: 10, mimeType: "text/plain")
         await #expect {
             _ = try await self.produce(form)
         } throws: { error in

@@ -55,7 +55,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         _ = try await serializer.requestWithMultipartFormRequest(request, writingStreamContentsTo: file)
         let body = try [UInt8](Data(contentsOf: file))
-        let expected = Array("--\(form.boundary)\r\nContent-Disposition: form-data; name=\"data\"\r\n\r\n".utf8)
+        let expected =
+            Array("--\(form.boundary)\r\nContent-Disposition: form-data; name=\"data\"\r\n\r\n".utf8)
             + Self.raw + Array("\r\n--\(form.boundary)--\r\n".utf8)
         #expect(body == expected)
     }

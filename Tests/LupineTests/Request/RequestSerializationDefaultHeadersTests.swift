@@ -39,7 +39,7 @@ import Testing
         #expect(value.contains(DefaultRequestHeaders.operatingSystemName))
         #expect(value.allSatisfy { $0.isASCII })
         #if os(Linux)
-            #expect(value.hasPrefix("Lupine/\(LupineVersion.current) (Linux "))
+        #expect(value.hasPrefix("Lupine/\(LupineVersion.current) (Linux "))
         #endif
     }
 

@@ -63,9 +63,10 @@ import Testing
     }
 
     @Test func acceptableSetsAreUnionsAndSettingThemSetsEverySerializer() {
-        #expect(self.compound.acceptableContentTypes == [
-            "application/json", "text/json", "text/javascript", "application/xml", "text/xml", "application/x-plist",
-        ])
+        #expect(
+            self.compound.acceptableContentTypes == [
+                "application/json", "text/json", "text/javascript", "application/xml", "text/xml", "application/x-plist",
+            ])
         #expect(CompoundResponseSerializer([JSONResponseSerializer(), HTTPResponseSerializer()]).acceptableContentTypes == nil)
 
         var serializer = self.compound

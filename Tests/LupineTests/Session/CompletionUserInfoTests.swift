@@ -50,10 +50,11 @@ import Testing
             let (info, completion) = try await self.observeCompletion { handler in
                 manager.dataTask(with: request, completionHandler: handler)
             }
-            #expect(info.keys == [
-                LupineNotificationKey.responseData, LupineNotificationKey.serializedResponse,
-                LupineNotificationKey.responseSerializer, LupineNotificationKey.metrics,
-            ])
+            #expect(
+                info.keys == [
+                    LupineNotificationKey.responseData, LupineNotificationKey.serializedResponse,
+                    LupineNotificationKey.responseSerializer, LupineNotificationKey.metrics,
+                ])
             #expect(info.responseData == completion.responseData)
             #expect((info.serializedObject?["args"] as? [String: any Sendable])?["a"] as? String == "1")
             #expect(info.serializerIsJSON)

@@ -152,10 +152,12 @@ import Testing
         try await withSessionManager { _, manager in
             let box = Recorder<Bool>()
             let result = await awaitCallback { done in
-                let task = manager.get("http://exa mple.com:abc/%%", success: { _, value in done(.success(value)) }, failure: { task, error in
-                    #expect(task == nil)
-                    done(.failure(error))
-                })
+                let task = manager.get(
+                    "http://exa mple.com:abc/%%", success: { _, value in done(.success(value)) },
+                    failure: { task, error in
+                        #expect(task == nil)
+                        done(.failure(error))
+                    })
                 box.append(task == nil)
             }
             #expect(box.all == [true])

@@ -86,7 +86,10 @@ import Testing
             var announced: Int?
             let request = try manager.makeMultipartRequest("upload", parameters: ["k": "v"], headers: nil) { form in
                 try form.appendPart(fileURL: file, name: "file")
-                form.appendPart(stream: AsyncStream { $0.yield([1, 2, 3]); $0.finish() }, name: "s", fileName: "s.bin", length: 3, mimeType: "application/octet-stream")
+                form.appendPart(
+                    stream: AsyncStream {
+                        $0.yield([1, 2, 3]); $0.finish()
+                    }, name: "s", fileName: "s.bin", length: 3, mimeType: "application/octet-stream")
                 announced = form.contentLength
             }
             let response = try await manager.response(for: request, serializer: JSONResponseSerializer())

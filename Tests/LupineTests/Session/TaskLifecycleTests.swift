@@ -37,9 +37,11 @@ import Testing
             manager.completionQueue = queue
             manager.completionGroup = group
             let onQueue: Bool = await withCheckedContinuation { continuation in
-                manager.get("get", success: { _, _ in
-                    continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "completion")
-                }, failure: { _, _ in continuation.resume(returning: false) })
+                manager.get(
+                    "get",
+                    success: { _, _ in
+                        continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "completion")
+                    }, failure: { _, _ in continuation.resume(returning: false) })
             }
             #expect(onQueue)
             #expect(group.wait(timeout: .now() + 5) == .success)

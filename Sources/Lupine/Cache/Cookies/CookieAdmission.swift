@@ -19,9 +19,10 @@ enum CookieAdmission {
         // A Domain naming the host itself when that is a public suffix or an address makes a
         // host-only cookie (§5.3 step 5); any other Domain a domain cookie, if the host matches it.
         if let attribute = setCookie.domain,
-           attribute != host || !(PublicSuffixes.contains(host) || CookieDomain.isIPAddress(host)) {
+            attribute != host || !(PublicSuffixes.contains(host) || CookieDomain.isIPAddress(host))
+        {
             guard attribute.utf8.allSatisfy({ $0 < 0x80 }), !CookieDomain.isIPAddress(host), !CookieDomain.isIPAddress(attribute),
-                  !PublicSuffixes.contains(attribute), CookieDomain.matches(host, domain: attribute)
+                !PublicSuffixes.contains(attribute), CookieDomain.matches(host, domain: attribute)
             else { return nil }
             domain = attribute
             isHostOnly = false
@@ -52,17 +53,18 @@ enum CookieAdmission {
         let isControl: (Unicode.Scalar) -> Bool = { $0.properties.generalCategory == .control }
         let nameAndValue = (cookie.name + cookie.value).unicodeScalars
         guard !cookie.name.isEmpty, !cookie.name.contains("="),
-              cookie.name.utf8.count + cookie.value.utf8.count <= SetCookie.maximumNameValueBytes,
-              !nameAndValue.contains(where: { $0 == ";" || isControl($0) }),
-              cookie.path.hasPrefix("/"), cookie.path.utf8.count <= SetCookie.maximumAttributeValueBytes,
-              !cookie.path.unicodeScalars.contains(where: { $0 == ";" || isControl($0) }),
-              cookie.expiresAt?.timeIntervalSince1970.isNaN != true
+            cookie.name.utf8.count + cookie.value.utf8.count <= SetCookie.maximumNameValueBytes,
+            !nameAndValue.contains(where: { $0 == ";" || isControl($0) }),
+            cookie.path.hasPrefix("/"), cookie.path.utf8.count <= SetCookie.maximumAttributeValueBytes,
+            !cookie.path.unicodeScalars.contains(where: { $0 == ";" || isControl($0) }),
+            cookie.expiresAt?.timeIntervalSince1970.isNaN != true
         else { return false }
         let hostSymbols = Set("-._~%!$&'()*+,=:".utf8)
-        return (1...255).contains(cookie.domain.utf8.count) && cookie.domain.utf8.allSatisfy { byte in
-            hostSymbols.contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
+        return (1...255).contains(cookie.domain.utf8.count)
+            && cookie.domain.utf8.allSatisfy { byte in
+                hostSymbols.contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            }
     }
 
     /// §5.1.4's default-path of `url`: its path up to, not including, its last `/`, or `/` when

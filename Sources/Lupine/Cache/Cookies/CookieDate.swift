@@ -30,7 +30,7 @@ enum CookieDate {
             year += 2000
         }
         guard (1...31).contains(day), year >= 1601, time.hour <= 23, time.minute <= 59, time.second <= 59,
-              day <= CivilDate.daysIn(month: month, year: year)
+            day <= CivilDate.daysIn(month: month, year: year)
         else { return nil }
         let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second

@@ -19,7 +19,7 @@ enum CookieDomain {
     /// IPv6 address without its brackets; `nil` for other schemes or no host.
     static func host(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), ["http", "https", "ws", "wss"].contains(scheme),
-              var host = url.host?.lowercased(), !host.isEmpty
+            var host = url.host?.lowercased(), !host.isEmpty
         else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())

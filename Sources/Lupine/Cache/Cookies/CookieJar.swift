@@ -59,8 +59,8 @@ struct CookieJar {
             for index in entries.indices {
                 let cookie = entries[index].cookie
                 guard !cookie.isExpired(at: now), !cookie.isHostOnly || cookie.domain == host,
-                      CookieDomain.matches(host, domain: cookie.domain),
-                      CookieAdmission.pathMatches(path, cookiePath: cookie.path), secure || !cookie.isSecure
+                    CookieDomain.matches(host, domain: cookie.domain),
+                    CookieAdmission.pathMatches(path, cookiePath: cookie.path), secure || !cookie.isSecure
                 else { continue }
                 self.clock += 1
                 entries[index].cookie.lastAccessedAt = now
@@ -88,7 +88,7 @@ struct CookieJar {
     @discardableResult
     mutating func remove(_ identity: Cookie.Identity) -> Entry? {
         guard var entries = self.domains[identity.domain],
-              let index = entries.firstIndex(where: { $0.cookie.identity == identity })
+            let index = entries.firstIndex(where: { $0.cookie.identity == identity })
         else { return nil }
         let removed = entries.remove(at: index)
         self.domains[identity.domain] = entries.isEmpty ? nil : entries

@@ -20,7 +20,7 @@ extension CookieStorage {
 
         """
 
-    /// Reads a cookie file's text into the jar (see ``NetscapeCookieReader`` for what is kept);
+    /// Reads a cookie file's text into the jar (the lines of curl's Netscape format; `#HttpOnly_` marks HttpOnly);
     /// returns one warning line per skipped line (garbage, a bad field count), never quoting it.
     public func importNetscapeText(_ text: String, now: Date = Date()) -> [String] {
         var reader = NetscapeCookieReader(into: self.emptyCopy(), now: now)

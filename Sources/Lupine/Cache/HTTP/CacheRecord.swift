@@ -43,10 +43,11 @@ struct CacheRecord: Sendable {
     static func storable(_ headers: HTTPHeaders) -> HTTPHeaders {
         let named = Set(headers["Connection"].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         // Built whole: NIO's `add` traps on a non-ASCII name, which a stored or hostile head may have.
-        return HTTPHeaders(headers.filter { field in
-            let lower = field.name.lowercased()
-            return !Self.unstoredFields.contains(lower) && !named.contains(lower)
-        }.map { ($0.name, $0.value) })
+        return HTTPHeaders(
+            headers.filter { field in
+                let lower = field.name.lowercased()
+                return !Self.unstoredFields.contains(lower) && !named.contains(lower)
+            }.map { ($0.name, $0.value) })
     }
 
     /// The record after a 304 answered its validation: its header fields updated from the 304's

@@ -24,7 +24,8 @@ enum CacheStorability {
         if request.headers.contains(name: "Authorization"), !(control.isPublic || control.hasSharedMaxAge || control.mustRevalidate) {
             return nil
         }
-        let allowsStoring = control.maxAge != nil || response.headers.contains(name: "Expires") || control.isPublic
+        let allowsStoring =
+            control.maxAge != nil || response.headers.contains(name: "Expires") || control.isPublic
             || control.isPrivate || Freshness.heuristicStatuses.contains(status)
         guard allowsStoring else { return nil }
         let record = CacheRecord(

@@ -37,8 +37,9 @@ enum MultipartFileWriter {
             )
         }
         defer { try? handle.close() }
-        try await form.write(to: RequestBodyWriter { chunk in
-            try await fileIO.write(fileHandle: handle, buffer: chunk)
-        })
+        try await form.write(
+            to: RequestBodyWriter { chunk in
+                try await fileIO.write(fileHandle: handle, buffer: chunk)
+            })
     }
 }

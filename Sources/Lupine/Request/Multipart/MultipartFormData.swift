@@ -105,7 +105,7 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Appends a part whose content comes from `stream` of byte arrays; see
-    /// ``appendPart(stream:name:fileName:length:mimeType:)-(ByteBuffer)``.
+    /// its `ByteBuffer` twin.
     public mutating func appendPart<Bytes: AsyncSequence & Sendable>(
         stream: Bytes,
         name: String,

@@ -162,18 +162,18 @@ struct ConnectionFactory: Sendable {
             context: context,
             serverHostname: isAddress ? nil : key.host,
             customVerificationCallback: { certificates, promise in
-            let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
-            let challenge = ServerTrustChallenge(host: key.host, certificateChain: chain)
-            Task {
-                switch await evaluator.evaluate(challenge) {
-                case .trusted:
-                    promise.succeed(.certificateVerified)
-                case .rejected(let reason):
-                    rejection.withLockedValue { $0 = (reason, chain) }
-                    promise.succeed(.failed)
+                let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
+                let challenge = ServerTrustChallenge(host: key.host, certificateChain: chain)
+                Task {
+                    switch await evaluator.evaluate(challenge) {
+                    case .trusted:
+                        promise.succeed(.certificateVerified)
+                    case .rejected(let reason):
+                        rejection.withLockedValue { $0 = (reason, chain) }
+                        promise.succeed(.failed)
+                    }
                 }
-            }
-        })
+            })
     }
 
     private static func connectError(_ error: any Error, key: PoolKey, timeout: TimeAmount) -> TransportError {

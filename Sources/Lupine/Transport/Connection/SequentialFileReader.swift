@@ -23,11 +23,6 @@ struct SequentialFileReader: Sendable {
     let path: String
     private let handle: NIOFileHandle
 
-    private init(path: String, handle: NIOFileHandle) {
-        self.path = path
-        self.handle = handle
-    }
-
     /// Opens the file at `path` for reading.
     static func open(path: String, isFIFO: Bool) async throws -> SequentialFileReader {
         let handle = try await NIOThreadPool.singleton.runIfActive {
