@@ -28,7 +28,8 @@ let package = Package(
         .trait(name: "CLI", description: "The lupine command line: the argument parser, and the test server for lupine serve.", enabledTraits: ["TestServer"]),
         .trait(
             name: "ImageDecoding",
-            description: "LupineImage decodes PNG, JPEG and WebP to pixels on Linux with the system's libpng, libjpeg-turbo (TurboJPEG) and libwebp; install libpng-dev, libturbojpeg0-dev and libwebp-dev first."
+            description: "LupineImage decodes PNG, JPEG and WebP to pixels on Linux with the system's libpng, "
+                + "libjpeg-turbo (TurboJPEG) and libwebp; install libpng-dev, libturbojpeg0-dev and libwebp-dev first."
         ),
         .default(enabledTraits: ["TestServer", "CLI"]),
     ],

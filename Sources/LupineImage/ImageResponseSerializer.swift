@@ -63,7 +63,8 @@ public struct ImageResponseSerializer: ResponseSerializer {
         guard !data.isEmpty else { throw LupineError.responseSerializationFailed(.inputDataNilOrZeroLength) }
         let header = try ImageHeader(parsing: data)
         try Self.checkPixelCount(header, limit: self.maximumPixelCount)
-        let decoded = self.automaticallyInflatesResponseImage
+        let decoded =
+            self.automaticallyInflatesResponseImage
             ? try ImageDecoder.decode(data, header: header, maximumPixelCount: self.maximumPixelCount)
             : nil
         let scale = self.imageScale.isFinite && self.imageScale > 0 ? self.imageScale : 1

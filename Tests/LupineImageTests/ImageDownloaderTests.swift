@@ -159,13 +159,17 @@ import Testing
             let downloader = ImageDownloader(sessionManager: manager)
             let seen = HandlerOutcomes()
             let request = server.request("/image/png")
-            downloader.downloadImage(for: request, completionQueue: chosen, success: { _, _, image in
-                seen.success(DispatchQueue.getSpecific(key: key) ?? "elsewhere")(request, nil, image)
-            }, failure: seen.failure("failed"))
+            downloader.downloadImage(
+                for: request, completionQueue: chosen,
+                success: { _, _, image in
+                    seen.success(DispatchQueue.getSpecific(key: key) ?? "elsewhere")(request, nil, image)
+                }, failure: seen.failure("failed"))
             try await seen.waitFor(1)
-            downloader.downloadImage(for: request, success: { _, _, image in
-                seen.success(DispatchQueue.getSpecific(key: key) ?? "elsewhere")(request, nil, image)
-            }, failure: seen.failure("failed"))
+            downloader.downloadImage(
+                for: request,
+                success: { _, _, image in
+                    seen.success(DispatchQueue.getSpecific(key: key) ?? "elsewhere")(request, nil, image)
+                }, failure: seen.failure("failed"))
             try await seen.waitFor(2)
             #expect(seen.all.map(\.name) == ["chosen", "manager's"])
         }

@@ -104,9 +104,10 @@ import Testing
 
     @Test func theAcceptableTypesAreAFNetworkingsAndTheModernOnes() {
         let types = ImageResponseSerializer().acceptableContentTypes ?? []
-        #expect(types == [
-            "image/tiff", "image/jpeg", "image/gif", "image/png", "image/ico", "image/x-icon", "image/bmp", "image/x-bmp",
-            "image/x-xbitmap", "image/x-win-bitmap", "image/webp", "image/avif", "image/heic",
-        ])
+        #expect(
+            types == [
+                "image/tiff", "image/jpeg", "image/gif", "image/png", "image/ico", "image/x-icon", "image/bmp", "image/x-bmp",
+                "image/x-xbitmap", "image/x-win-bitmap", "image/webp", "image/avif", "image/heic",
+            ])
     }
 }

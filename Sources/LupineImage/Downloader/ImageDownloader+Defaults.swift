@@ -11,7 +11,8 @@ extension ImageDownloader {
     /// when missing). When the directory cannot be used, the cache is in memory only.
     public static func defaultURLCache(directory: URL? = nil) -> HTTPCache {
         let memoryCapacity = 20 * 1024 * 1024
-        let folder = directory
+        let folder =
+            directory
             ?? FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?.appendingPathComponent("com.lupine.imagedownloader")
         guard let folder, let cache = try? HTTPCache(memoryCapacity: memoryCapacity, diskCapacity: 150 * 1024 * 1024, directory: folder) else {
             return HTTPCache(memoryCapacity: memoryCapacity)

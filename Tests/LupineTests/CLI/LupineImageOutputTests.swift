@@ -8,10 +8,12 @@ import Testing
 /// `lupine get` of an image: a terminal (a real pty from script(1)) gets one summary line, never
 /// the bytes; a file or a pipe gets the bytes unchanged.
 @Suite struct LupineImageOutputTests {
-    @Test(LupineSpinnerTests.needsScript, arguments: [
-        ("/image/png?size=850x300", "PNG 850×300, "), ("/image/jpeg", "JPEG 16×16, 317 B"),
-        ("/image/webp", "WEBP 16×16, 62 B"), ("/image/gif", "GIF 16×16, "),
-    ])
+    @Test(
+        LupineSpinnerTests.needsScript,
+        arguments: [
+            ("/image/png?size=850x300", "PNG 850×300, "), ("/image/jpeg", "JPEG 16×16, 317 B"),
+            ("/image/webp", "WEBP 16×16, 62 B"), ("/image/gif", "GIF 16×16, "),
+        ])
     func aTerminalGetsAOneLineSummaryOfAnImage(path: String, summary: String) async throws {
         let screen = try await LupineSpinnerTests.lupineOnTerminal("get --print b {server}\(path)")
         #expect(screen.status == 0)
