@@ -73,12 +73,13 @@ import Testing
                 method: .POST,
                 url: server.faultsBaseURL.appending("/stop-reading"),
                 body: .stream(chunks, length: size),
-                timeout: .seconds(10),
+                // Long enough that a loaded machine sends the first bytes before it ends the request.
+                timeout: .seconds(30),
                 bodyProgress: { totals.append($0) },
                 cancellation: TransportCancellation()
             )
             let upload = Task { try await transport.fetch(request) }
-            try await waitUntil("the socket took the first bytes") { (totals.all.last ?? 0) > 0 }
+            try await waitUntil(timeout: .seconds(60), "the socket took the first bytes") { (totals.all.last ?? 0) > 0 }
             // The server never reads, so the request can only end by its timeout.
             await #expect(throws: TransportError.self) { _ = try await upload.value }
             // The kernel's buffers hold a few MiB; counting queued chunks would have reached 64 MiB.
