@@ -10,7 +10,7 @@ import Lupine
 ///
 /// A body that is empty, not an image of a known format, cut off before its size, of zero pixels
 /// or of more pixels than ``maximumPixelCount`` is a
-/// ``LupineError/ResponseSerializationFailureReason`` error; the pixel limit is checked on the
+/// `LupineError/ResponseSerializationFailureReason` error; the pixel limit is checked on the
 /// declared size, before anything is allocated for the pixels.
 public struct ImageResponseSerializer: ResponseSerializer {
     /// AFNetworking's image types, plus `image/webp`, `image/avif` and `image/heic`.

@@ -18,7 +18,7 @@ extension ImageDownloader {
     ///
     /// Cancelling the calling Swift task cancels this caller's receipt only: it throws
     /// ``ImageDownloaderError/cancelled(_:)``, and the download goes on for other callers.
-    /// - Throws: ``ImageDownloaderError/cancelled(_:)``, or the ``LupineError`` the download failed with.
+    /// - Throws: ``ImageDownloaderError/cancelled(_:)``, or the `LupineError` the download failed with.
     public func downloadImage(for request: Request) async throws -> DownloadedImage {
         let wait = ReceiptCancellation()
         return try await withTaskCancellationHandler {

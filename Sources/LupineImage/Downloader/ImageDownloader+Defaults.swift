@@ -22,7 +22,7 @@ extension ImageDownloader {
 
     /// A session manager configured as AFNetworking configures the image downloader's session:
     /// a transport of its own, ``defaultURLCache(directory:)``, cookies handled, and requests
-    /// that use the protocol's cache policy and time out after 60 s (``Request``'s defaults).
+    /// that use the protocol's cache policy and time out after 60 s (`Request`'s defaults).
     public static func defaultSessionManager() -> SessionManager {
         let manager = SessionManager(configuration: TransportConfiguration())
         manager.urlCache = Self.defaultURLCache()

@@ -2,7 +2,7 @@ import Foundation
 import Lupine
 import Synchronization
 
-/// AFNetworking's `AFImageDownloader`: downloads images through a ``SessionManager``, at most
+/// AFNetworking's `AFImageDownloader`: downloads images through a `SessionManager`, at most
 /// ``maximumActiveDownloads`` at a time, the others waiting in ``downloadPrioritization`` order.
 ///
 /// Requests for a URL already being downloaded join that download: one request goes to the
@@ -13,12 +13,12 @@ import Synchronization
 /// downloaded are offered to it.
 ///
 /// Handlers run on the queue the caller names, else on the session manager's
-/// ``SessionManager/completionQueue``, else on a serial queue the downloader owns. A downloader
+/// `SessionManager/completionQueue`, else on a serial queue the downloader owns. A downloader
 /// released while it still has downloads lives until they have ended: every handler is called.
 public final class ImageDownloader: Sendable {
     /// Called with the request, the response (`nil` when the image came from ``imageCache``) and the image.
     public typealias SuccessHandler = @Sendable (Request, ResponseHead?, Image) -> Void
-    /// Called with the request, the response when one arrived, and a ``LupineError`` or an
+    /// Called with the request, the response when one arrived, and a `LupineError` or an
     /// ``ImageDownloaderError``.
     public typealias FailureHandler = @Sendable (Request, ResponseHead?, any Error) -> Void
 
@@ -82,10 +82,13 @@ public final class ImageDownloader: Sendable {
     /// - Returns: The receipt for cancelling this caller's wait; `nil` when there is nothing to
     ///   wait for: the image came from the cache (`success` is called with no response), or the
     ///   URL is not an `http` or `https` URL with a host (`failure` is called with
-    ///   ``LupineError/invalidURL(_:)``).
+    ///   `LupineError/invalidURL(_:)`).
     /// - Parameters:
+    ///   - request: The image's request.
     ///   - receiptID: Identifies this caller's wait in the receipt.
     ///   - completionQueue: Where the handlers run; `nil` for the session manager's completion queue.
+    ///   - success: Called with the request, the response (`nil` for a cached image) and the image.
+    ///   - failure: Called with the request, the response when one arrived, and the error.
     @discardableResult
     public func downloadImage(
         for request: Request,

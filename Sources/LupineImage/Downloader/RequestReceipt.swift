@@ -14,7 +14,7 @@ public struct RequestReceipt: Sendable {
     var key: String { self.request.url.absoluteString }
 }
 
-/// Errors of ``ImageDownloader`` itself; the others are ``LupineError``s from the session.
+/// Errors of ``ImageDownloader`` itself; the others are `LupineError`s from the session.
 public enum ImageDownloaderError: Error, Sendable, CustomStringConvertible {
     /// The caller's receipt was cancelled (``ImageDownloader/cancelTask(for:)``, or the Swift task
     /// awaiting the download was cancelled); other callers of the same URL are not affected.

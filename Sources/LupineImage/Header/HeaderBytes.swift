@@ -1,7 +1,7 @@
 import Lupine
 
 /// An image's bytes read as a header: every read is checked against the end, so a header cut
-/// short is a ``LupineError/ImageFailureReason/truncatedHeader(format:)``, never a read past it.
+/// short is a `LupineError/ImageFailureReason/truncatedHeader(format:)`, never a read past it.
 struct HeaderBytes {
     /// The bytes, from the first of the file.
     let bytes: [UInt8]

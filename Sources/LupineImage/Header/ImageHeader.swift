@@ -20,7 +20,7 @@ public struct ImageHeader: Sendable, Equatable {
     /// Reads the format and pixel size from the start of `bytes` (the whole image, or at least
     /// its header).
     ///
-    /// - Throws: ``LupineError/ResponseSerializationFailureReason/imageSerializationFailed(_:)``
+    /// - Throws: `LupineError/ResponseSerializationFailureReason/imageSerializationFailed(_:)`
     ///   with `.unrecognizedFormat` for bytes of no known format, `.truncatedHeader` when they end
     ///   before the size, `.invalidHeader` for a malformed header, and `.emptyImage` for a width
     ///   or height of zero.
