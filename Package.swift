@@ -116,6 +116,7 @@ let package = Package(
             name: "LupineTests",
             dependencies: [
                 "Lupine",
+                "LupineImage",
                 "LupineTestServer",
                 "LupineCLI",
                 .product(name: "NIOCore", package: "swift-nio"),
