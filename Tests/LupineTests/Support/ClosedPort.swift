@@ -8,14 +8,16 @@ import Darwin
 
 /// A loopback TCP port that refuses connections for as long as this value lives: a socket is
 /// bound to it but never listens, so no other test's server can take the port meanwhile (a port
-/// freed by stopping a server can be handed to the next server that starts).
+/// freed by stopping a server can be handed to the next server that starts). With `silent`, the
+/// socket listens but never accepts: a connection opens and a request goes out, and nothing ever
+/// answers (a server that hangs).
 final class ClosedPort: Sendable {
     let port: Int
     /// `http://127.0.0.1:PORT`.
     let url: URL
     private let descriptor: CInt
 
-    init() throws {
+    init(silent: Bool = false) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -28,7 +30,7 @@ final class ClosedPort: Sendable {
                 bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
             }
         }
-        guard bound else {
+        guard bound, !silent || listen(descriptor, 16) == 0 else {
             close(descriptor)
             throw POSIXError(.EADDRINUSE)
         }

@@ -23,8 +23,10 @@ extension HTTPCache {
         self.revalidations.withLockedValue { $0[primaryKey] != nil }
     }
 
-    /// Returns once no background revalidation is running (those started meanwhile included).
-    func backgroundRevalidationsFinished() async {
+    /// Returns once no background revalidation (`stale-while-revalidate`) of this cache is
+    /// running, those started meanwhile included: a process about to exit can let them store
+    /// what they bring, or invalidate its session to abandon them.
+    public func backgroundRevalidationsFinished() async {
         while let next = self.revalidations.withLockedValue({ $0.values.first }) {
             await next.value
         }
