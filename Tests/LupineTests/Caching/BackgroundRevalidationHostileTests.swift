@@ -49,3 +49,36 @@ import Testing
         }
     }
 }
+
+/// Stale hits on many URLs at once: the background requests they start are bounded, so they
+/// never queue ahead of the requests callers wait for.
+@Suite struct BackgroundRevalidationBurstTests {
+    @Test func aBurstOfStaleHitsStartsNoMoreThanTheLimitOfRevalidations() async throws {
+        try await withServerAndTransport { server, transport in
+            let cache = HTTPCache(memoryCapacity: 1 << 20)
+            let manager = cachingManager(transport, cache: cache)
+            let urls = (0..<20).map { countedURL(server, "swr-burst-\($0)", [("Cache-Control", "max-age=0, stale-while-revalidate=600"), ("ETag", "\"b\"")]) }
+            for url in urls {
+                _ = await completion(of: Request(url: url), on: manager)
+            }
+            let hold = ConditionalHold()
+            manager.interceptor = hold
+            for url in urls {
+                #expect(await completion(of: Request(url: url), on: manager).cacheStatus == .stale)
+            }
+            try await waitUntil("the started revalidations are held") { hold.held == HTTPCache.maximumRevalidations }
+            let running = urls.filter { url in CacheKey.primary(url).map(cache.isRevalidating(primaryKey:)) ?? false }
+            #expect(running.count == HTTPCache.maximumRevalidations)
+            // A caller's request is not queued behind them.
+            let fresh = await completion(of: Request(url: server.baseURL.appending("/get")), on: manager)
+            #expect(fresh.response?.statusCode == 200)
+
+            hold.release()
+            await cache.backgroundRevalidationsFinished()
+            // Once they are done, the next stale hit revalidates its URL.
+            #expect(await completion(of: Request(url: urls[19]), on: manager).cacheStatus == .stale)
+            await cache.backgroundRevalidationsFinished()
+            #expect(server.counted("swr-burst-19").conditional == 1)
+        }
+    }
+}
