@@ -69,7 +69,11 @@ struct HTTPExchange {
         guard let cache = manager.urlCache as? HTTPCache else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await cache.backgroundRevalidationsFinished() }
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+            group.addTask {
+                // Beyond ~290 years is no limit, as for a request's timeout (and must not overflow).
+                guard seconds < 9e9 else { return await cache.backgroundRevalidationsFinished() }
+                try? await Task.sleep(for: .nanoseconds(Int64(seconds * 1_000_000_000)))
+            }
             await group.next()
             manager.invalidateSession(cancelingTasks: true)
             group.cancelAll()
