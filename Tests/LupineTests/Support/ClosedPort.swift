@@ -48,3 +48,32 @@ final class ClosedPort: Sendable {
         close(self.descriptor)
     }
 }
+
+extension ClosedPort {
+    /// For a `silent` port: on a thread of its own, accepts one connection, reads up to the end
+    /// of the request's head, writes `bytes` and then says nothing more, holding the connection
+    /// until the client closes it (a server that stalls mid-body).
+    func answerOnceThenStall(with bytes: [UInt8]) {
+        let listener = self.descriptor
+        Thread {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !received.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)) {
+                let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return }
+                received += buffer[..<count]
+            }
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes { send(connection, $0.baseAddress.map { $0 + written }, $0.count - written, Int32(MSG_NOSIGNAL)) }
+                guard count > 0 else { return }
+                written += count
+            }
+            // Silent until the client goes: a read that ends, or fails, when it closes.
+            while buffer.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
+        }.start()
+    }
+}

@@ -93,19 +93,6 @@ extension RequestExecutor {
         }
     }
 
-    /// The bytes of a body the revalidation does not store that are read so its connection can
-    /// serve another request; a longer body is left unread and its connection closed.
-    static let drainLimit = 64 * 1024
-
-    /// Reads the rest of a body nobody keeps, up to ``drainLimit`` bytes.
-    private static func drain(_ body: ResponseBody) async throws {
-        var read = 0
-        for try await chunk in body {
-            read += chunk.readableBytes
-            guard read <= Self.drainLimit else { return }
-        }
-    }
-
     /// The body being stored outgrew the cache.
     private struct NotKept: Error, CustomStringConvertible {
         var description: String { "the response is larger than the cache keeps" }
