@@ -37,9 +37,13 @@ struct HTTPExchange {
             try printer?.finish()
             return head
         }
-        // Ctrl-C or SIGTERM cancels the exchange rather than ending the process in its middle,
-        // so a body being stored in the cache is removed, not left behind in the user's folder.
-        let watch = TerminationSignal.watch { _ in exchange.cancel() }
+        // Ctrl-C or SIGTERM cancels the exchange (and a background revalidation) rather than
+        // ending the process in its middle, so a body being stored in the cache is removed, not
+        // left behind in the user's folder.
+        let watch = TerminationSignal.watch { _ in
+            exchange.cancel()
+            manager.invalidateSession(cancelingTasks: true)
+        }
         defer { watch.stop() }
         let head: ResponseHead?
         do {
@@ -47,9 +51,32 @@ struct HTTPExchange {
         } catch {
             throw Self.failure(error, stoppedBy: watch.receivedSignal)
         }
+        await Self.finishRevalidation(of: manager, within: self.options.timeout ?? Self.revalidationWait)
         if self.options.checkStatus, let head, (300..<600).contains(head.statusCode) {
             let line = "lupine: warning: HTTP \(head.statusCode) \(head.status.reasonPhrase)"
             throw Self.fail(line, code: Int32(head.statusCode / 100))
+        }
+    }
+
+    /// How long a background revalidation may keep the process once the response is out, when
+    /// `--timeout` does not say.
+    static let revalidationWait: Double = 30
+
+    /// Lets the background revalidation of a response served stale (`stale-while-revalidate`)
+    /// finish, so the next run finds the entry refreshed, for at most `seconds`: then, as on
+    /// Ctrl-C, it is abandoned, the stale entry stays and nothing half-written is left.
+    private static func finishRevalidation(of manager: HTTPSessionManager, within seconds: Double) async {
+        guard let cache = manager.urlCache as? HTTPCache else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await cache.backgroundRevalidationsFinished() }
+            group.addTask {
+                // Beyond ~290 years is no limit, as for a request's timeout (and must not overflow).
+                guard seconds < 9e9 else { return await cache.backgroundRevalidationsFinished() }
+                try? await Task.sleep(for: .nanoseconds(Int64(seconds * 1_000_000_000)))
+            }
+            await group.next()
+            manager.invalidateSession(cancelingTasks: true)
+            group.cancelAll()
         }
     }
 

@@ -93,6 +93,27 @@ import Testing
         #expect(sandbox.unchangedOutsideWork())
     }
 
+    @Test func aHundredThousandLineCookieFileIsReadQuicklyAndKeepsItsLatestCookies() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        // As curl writes it, the latest first: 100,000 cookies over 100,000 domains.
+        let lines = (0..<100_000).map { ".x\($0).example.org\tTRUE\t/\tFALSE\t4000000000\tn\($0)\tv" }
+        try Data(("# Netscape HTTP Cookie File\n" + lines.joined(separator: "\n") + "\n").utf8).write(to: sandbox.work.appending(path: "jar.txt"))
+        let started = ContinuousClock.now
+        let run = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/get", "-b", "jar.txt"], in: sandbox.work)
+        // Only to tell seconds from minutes: a debug build on a loaded machine takes a few seconds.
+        #expect(ContinuousClock.now - started < .seconds(60))
+        #expect(run.status == 0, "\(run.stderr)")
+        let written = try String(contentsOf: sandbox.work.appending(path: "jar.txt"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(written.count == 3000)
+        #expect(written.first?.hasPrefix(".x0.example.org\t") == true, "\(written.prefix(1))")
+        #expect(written.last?.hasPrefix(".x2999.example.org\t") == true, "\(written.suffix(1))")
+        #expect(try sandbox.workContents() == ["jar.txt"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
     @Test func aCookieFileWithGarbageIsReadWithWarningsAndAFolderIsNeverReplaced() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

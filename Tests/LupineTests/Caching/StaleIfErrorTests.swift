@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import Lupine
@@ -88,6 +89,29 @@ import Testing
                 #expect(second.cacheStatus == .miss, "\(key)")
                 #expect(second.response?.statusCode == 503, "\(key)")
             }
+        }
+    }
+
+    @Test func anEndlessErrorBodyDoesNotHoldTheStoredResponseBack() async throws {
+        try await withServerAndTransport { _, transport in
+            let cache = HTTPCache(memoryCapacity: 1 << 20)
+            let manager = cachingManager(transport, cache: cache)
+            let port = try ClosedPort(silent: true)
+            let url = port.url.appending(path: "page")
+            let head = ResponseHead(status: .ok, headers: HTTPHeaders([("Cache-Control", "max-age=0, stale-if-error=600")]), url: url)
+            await cache.store(CachedResponse(head: head, data: Array("stored".utf8)), for: Request(url: url))
+            // A 503 promising 100 MB, 1 MB of it sent, then silence.
+            port.answerOnceThenStall(with: Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100000000\r\n\r\n".utf8) + [UInt8](repeating: 0x65, count: 1 << 20))
+            let done = NIOLockedValueBox<TaskCompletion?>(nil)
+            let request = Request(url: url, timeoutInterval: 600)
+            let waiting = Task {
+                let completion = await completion(of: request, on: manager)
+                done.withLockedValue { $0 = completion }
+            }
+            try await waitUntil("the stored response is delivered without reading the error's body to its end") { done.withLockedValue { $0 != nil } }
+            #expect(done.withLockedValue { $0?.cacheStatus } == .stale)
+            #expect(done.withLockedValue { $0.map { String(decoding: $0.responseData, as: UTF8.self) } } == "stored")
+            waiting.cancel()
         }
     }
 }

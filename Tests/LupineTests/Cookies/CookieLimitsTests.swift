@@ -17,6 +17,22 @@ struct CookieLimitsTests {
         #expect(storage.header(for: "http://flood.example.com/")?.split(separator: ";").count == 50)
     }
 
+    @Test func aCookieFileOverTheLimitsKeepsItsLatestCookiesItsFirstLines() {
+        // curl lists the latest created first and limits neither a domain nor the total.
+        let lines = (0..<80).map { "a.example\tFALSE\t/\tFALSE\t0\tc\($0)\tv" }
+            + (0..<4_000).map { "h\($0).example\tFALSE\t/\tFALSE\t0\tt\($0)\tv" }
+        let storage = CookieStorage()
+        #expect(storage.importNetscapeText(lines.joined(separator: "\n")).isEmpty)
+        let perDomain = Set(storage.allCookies.filter { $0.domain == "a.example" }.map(\.name))
+        #expect(perDomain == Set((0..<50).map { "c\($0)" }))
+        // Past the total, the oldest (the last lines) went: the latest cookies stay.
+        let names = Set(storage.allCookies.map(\.name))
+        #expect(names.count <= 3_000 && names.contains("t0") && !names.contains("t3999"))
+        // Written back, they keep their order: the latest first.
+        let written = storage.netscapeText().split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(written.first?.contains("\tc0\t") == true, "\(written.prefix(2))")
+    }
+
     @Test func aFloodOverManyHostsStaysWithinTheTotal() {
         let storage = CookieStorage(maximumCookiesPerDomain: 5, maximumCookies: 300)
         for host in 0..<2_000 {

@@ -16,7 +16,10 @@ struct CookieJar {
     /// The cookies by their domain.
     private(set) var domains: [String: [Entry]] = [:]
     private(set) var count = 0
-    private var clock: UInt64 = 0
+    /// The order of the next cookie stored or sent, counting up; ``storeOlder(_:now:)`` counts
+    /// down from the same start, below every cookie stored so far.
+    private var clock: UInt64 = 1 << 62
+    private var pastClock: UInt64 = 1 << 62
 
     init(maximumPerDomain: Int, maximumCount: Int) {
         self.maximumPerDomain = max(1, maximumPerDomain)
@@ -32,16 +35,33 @@ struct CookieJar {
         if let url, !cookie.isSecure, !CookieDomain.isSecureContext(url), self.shadowsSecureCookie(cookie) {
             return
         }
+        self.clock += 1
+        self.insert(cookie, order: self.clock, now: now)
+    }
+
+    /// Stores `cookie` as ``store(_:from:now:)`` does, but as created and last used before every
+    /// cookie stored so far: a cookie file lists the latest first, so past a limit its later lines,
+    /// the older cookies, are the ones left out. In a jar with no expired cookie (a file's
+    /// reader skips those), such a cookie would be the first evicted, so once its domain or the
+    /// jar is full it is not stored at all, and a long file costs no eviction.
+    mutating func storeOlder(_ cookie: Cookie, now: Date) {
+        let entries = self.domains[cookie.domain] ?? []
+        let replaces = entries.contains { $0.cookie.identity == cookie.identity }
+        guard replaces || (entries.count < self.maximumPerDomain && self.count < self.maximumCount) else { return }
+        self.pastClock -= 1
+        self.insert(cookie, order: self.pastClock, now: now)
+    }
+
+    private mutating func insert(_ cookie: Cookie, order: UInt64, now: Date) {
         var cookie = cookie
         cookie.lastAccessedAt = now
-        self.clock += 1
-        var creationOrder = self.clock
+        var creationOrder = order
         if let existing = self.remove(cookie.identity) {
             cookie.createdAt = existing.cookie.createdAt
             creationOrder = existing.creationOrder
         }
         guard !cookie.isExpired(at: now) else { return }
-        self.domains[cookie.domain, default: []].append(Entry(cookie: cookie, creationOrder: creationOrder, accessOrder: self.clock))
+        self.domains[cookie.domain, default: []].append(Entry(cookie: cookie, creationOrder: creationOrder, accessOrder: order))
         self.count += 1
         self.enforceLimits(domain: cookie.domain, now: now)
     }

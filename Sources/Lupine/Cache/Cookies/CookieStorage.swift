@@ -97,10 +97,10 @@ public final class CookieStorage: Sendable {
         self.jar.withLock { $0.byCreation.reversed() }
     }
 
-    /// Stores the cookies a cookie file gave `reader`, whose first lines are the latest created.
+    /// Stores the cookies a cookie file gave `reader`, the earliest created first.
     func merge(_ reader: NetscapeCookieReader, now: Date) {
         self.jar.withLock { jar in
-            for cookie in reader.jar.byCreation.reversed() {
+            for cookie in reader.jar.byCreation {
                 jar.store(cookie, from: nil, now: now)
             }
         }

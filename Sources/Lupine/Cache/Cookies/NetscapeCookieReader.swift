@@ -80,7 +80,7 @@ struct NetscapeCookieReader {
         }
         switch Self.cookie(in: text, now: self.now) {
         case .cookie(let cookie):
-            self.jar.store(cookie, from: nil, now: self.now)
+            self.jar.storeOlder(cookie, now: self.now)
         case .nothing:
             break
         case .invalid(let reason):

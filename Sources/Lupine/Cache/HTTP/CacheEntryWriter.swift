@@ -60,6 +60,12 @@ final class CacheEntryWriter {
         self.writeToFile(bytes)
     }
 
+    /// Whether a store still keeps a copy of the body: once neither does (it outgrew both, or
+    /// the disk is full), the rest of it is not worth reading for the cache.
+    var isKeeping: Bool {
+        !self.finished && (self.memory != nil || self.file != nil)
+    }
+
     /// Publishes the entry (atomically, by renaming the finished file), replacing the variant it
     /// supersedes. The body is stored as appended: a cut response is the caller's to abandon
     /// (the transport fails it), and a handler may have changed the body on purpose.

@@ -63,28 +63,38 @@ extension RequestExecutor {
             times.responseTime = Date()
             switch head.statusCode {
             case 304 where !entry.record.conditions.isEmpty:
-                try await Self.discard(response.body)
+                try await Self.drain(response.body)
                 _ = cache.refresh(entry, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
             case 200..<300:
                 cache.invalidate(after: adapted, response: head)
                 guard let storedAs = Self.storageRequest(for: request, sent: outcome.request, redirected: false),
                     let writer = await self.streamWriter(head: head, for: storedAs, in: cache, exchange: times, task: background)
                 else {
-                    try await Self.discard(response.body)
+                    try await Self.drain(response.body)
                     return
                 }
                 do {
-                    try await self.forEachChunk(of: response.body, for: background) { writer.append($0) }
+                    // A body the cache would not keep (larger than it, endless) is not read on:
+                    // stopping closes its connection.
+                    try await self.forEachChunk(of: response.body, for: background) { chunk in
+                        writer.append(chunk)
+                        guard writer.isKeeping else { throw NotKept() }
+                    }
                 } catch {
                     writer.abandon()
                     throw error
                 }
                 writer.commit()
             default:
-                try await Self.discard(response.body)
+                try await Self.drain(response.body)
             }
         } catch {
-            self.logger.debug("Background revalidation failed", metadata: ["url": "\(request.url)", "error": "\(error)"])
+            self.logger.debug("Background revalidation ended", metadata: ["url": "\(request.url)", "error": "\(error)"])
         }
+    }
+
+    /// The body being stored outgrew the cache.
+    private struct NotKept: Error, CustomStringConvertible {
+        var description: String { "the response is larger than the cache keeps" }
     }
 }

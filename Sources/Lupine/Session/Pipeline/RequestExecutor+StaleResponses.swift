@@ -59,7 +59,7 @@ extension RequestExecutor {
     }
 
     /// Delivers `fallback` in place of a final `500`, `502`, `503` or `504`, whose body is then
-    /// drained; `false` (deliver the response) for any other status, or when the stored body
+    /// drained (the first ``drainLimit`` bytes; a longer one closes its connection); `false` (deliver the response) for any other status, or when the stored body
     /// cannot be read.
     func serve<Sink: ResponseSink>(
         _ fallback: CacheEntry?,
@@ -73,7 +73,7 @@ extension RequestExecutor {
             try await self.serve(fallback, as: .stale, into: &sink, task: task, outcome: &outcome)
         else { return false }
         // The stored response is delivered: a body that fails to drain only costs its connection.
-        try? await Self.discard(response.body)
+        try? await Self.drain(response.body)
         return true
     }
 }

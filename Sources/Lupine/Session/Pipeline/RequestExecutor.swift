@@ -255,4 +255,18 @@ final class RequestExecutor: Sendable {
     static func discard(_ body: ResponseBody) async throws {
         for try await _ in body {}
     }
+
+    /// The bytes of a body nobody keeps that are read so its connection can serve another
+    /// request; a longer body is left unread and its connection closed.
+    static let drainLimit = 64 * 1024
+
+    /// Reads the rest of a body nobody keeps, up to ``drainLimit`` bytes: a server cannot hold
+    /// the task with an endless one.
+    static func drain(_ body: ResponseBody) async throws {
+        var read = 0
+        for try await chunk in body {
+            read += chunk.readableBytes
+            guard read <= Self.drainLimit else { return }
+        }
+    }
 }

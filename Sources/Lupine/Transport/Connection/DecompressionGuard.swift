@@ -27,6 +27,12 @@ final class DecompressionGuard {
         let limit: DecompressionLimit
         /// Whether the response in flight is gzip or deflate, so that the decompressor inflates it.
         var isCompressed = false
+        /// Whether the request in flight is a `HEAD`, whose response has no body whatever it says.
+        var requestIsHead = false
+        /// The head of a response that names an encoding but has no body (a `HEAD`'s, a `1xx`,
+        /// `204` or `304`), as it came: the decompressor, which would fail on the missing body, is
+        /// shown it without `Content-Encoding`, and the caller gets it whole.
+        var bodilessHead: HTTPResponseHead?
         var compressed = 0
         var inflated = 0
         var exceeded = false
@@ -39,6 +45,10 @@ final class DecompressionGuard {
         func start(_ head: HTTPResponseHead) {
             let encoding = head.headers[canonicalForm: "Content-Encoding"].first?.lowercased()
             self.isCompressed = encoding == "gzip" || encoding == "deflate"
+            let status = head.status.code
+            let isBodiless = self.requestIsHead || status < 200 || status == 204 || status == 304
+            self.bodilessHead = self.isCompressed && isBodiless ? head : nil
+            self.isCompressed = self.isCompressed && !isBodiless
             self.compressed = 0
             self.inflated = 0
             self.exceeded = false
@@ -48,9 +58,12 @@ final class DecompressionGuard {
     /// Counts compressed body bytes and hands them on to the decompressor in small slices, the
     /// limit checked after each: once it is exceeded, at most one slice's worth has inflated past
     /// it (deflate's worst ratio, about 1,032, makes that 4 MiB), never a whole socket read's.
-    final class CompressedSide: ChannelInboundHandler, RemovableChannelHandler {
+    /// It notes each request's method on its way out, since a `HEAD`'s response has no body.
+    final class CompressedSide: ChannelDuplexHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPClientResponsePart
         typealias InboundOut = HTTPClientResponsePart
+        typealias OutboundIn = HTTPClientRequestPart
+        typealias OutboundOut = HTTPClientRequestPart
 
         /// The largest compressed slice handed to the decompressor at once.
         static let maximumSliceSize = 4 * 1024
@@ -66,7 +79,12 @@ final class DecompressionGuard {
             switch part {
             case .head(let head):
                 self.meter.start(head)
-                context.fireChannelRead(data)
+                guard var shown = self.meter.bodilessHead else {
+                    context.fireChannelRead(data)
+                    return
+                }
+                shown.headers.remove(name: "Content-Encoding")
+                context.fireChannelRead(Self.wrapInboundOut(.head(shown)))
             case .body(var buffer) where self.meter.isCompressed:
                 while !self.meter.exceeded, let slice = buffer.readSlice(length: min(Self.maximumSliceSize, buffer.readableBytes)),
                     slice.readableBytes > 0
@@ -78,6 +96,13 @@ final class DecompressionGuard {
                 guard !self.meter.exceeded else { return }
                 context.fireChannelRead(data)
             }
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if case .head(let head) = Self.unwrapOutboundIn(data) {
+                self.meter.requestIsHead = head.method == .HEAD
+            }
+            context.write(data, promise: promise)
         }
     }
 
@@ -94,7 +119,12 @@ final class DecompressionGuard {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard !self.meter.exceeded else { return }
-            guard case .body(let buffer) = Self.unwrapInboundIn(data), self.meter.isCompressed else {
+            let part = Self.unwrapInboundIn(data)
+            if case .head = part, let original = self.meter.bodilessHead {
+                context.fireChannelRead(Self.wrapInboundOut(.head(original)))
+                return
+            }
+            guard case .body(let buffer) = part, self.meter.isCompressed else {
                 context.fireChannelRead(data)
                 return
             }
