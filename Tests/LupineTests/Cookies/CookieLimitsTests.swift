@@ -19,7 +19,8 @@ struct CookieLimitsTests {
 
     @Test func aCookieFileOverTheLimitsKeepsItsLatestCookiesItsFirstLines() {
         // curl lists the latest created first and limits neither a domain nor the total.
-        let lines = (0..<80).map { "a.example\tFALSE\t/\tFALSE\t0\tc\($0)\tv" }
+        let lines =
+            (0..<80).map { "a.example\tFALSE\t/\tFALSE\t0\tc\($0)\tv" }
             + (0..<4_000).map { "h\($0).example\tFALSE\t/\tFALSE\t0\tt\($0)\tv" }
         let storage = CookieStorage()
         #expect(storage.importNetscapeText(lines.joined(separator: "\n")).isEmpty)
