@@ -91,11 +91,11 @@ struct ExpectContinueHostileTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func aBodyThatNeverFollowsTheContinueMeetsTheStalledBodyDeadline() async throws {
         // The deadline counts from the 100, however long the server took to route the request
         // (long enough that a loaded machine reads the head within it).
-        try await withServer(.init(requestHeadTimeout: .seconds(5))) { server in
+        try await withServer(.init(requestHeadTimeout: .seconds(15))) { server in
             let client = try await server.connect()
             try await client.send(Self.head("/upload", length: 10, ["Expect: 100-continue"]))
             #expect(try await Self.readContinue(on: client) == Self.interimContinue)
@@ -104,13 +104,13 @@ struct ExpectContinueHostileTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func aHandlerSlowerThanTheDeadlineStillGetsTheBodyItAsksFor() async throws {
         // The client waits for the server here, so the server's own delay is not a stalled body.
         // (The deadline is long enough that a loaded machine reads the head within it.)
-        try await withServer(.init(requestHeadTimeout: .seconds(5))) { server in
+        try await withServer(.init(requestHeadTimeout: .seconds(15))) { server in
             let client = try await server.connect()
-            try await client.send(Self.head("/delay/6", length: 5, ["Expect: 100-continue"]))
+            try await client.send(Self.head("/delay/18", length: 5, ["Expect: 100-continue"]))
             #expect(try await Self.readContinue(on: client) == Self.interimContinue)
             try await client.send(Array("late!".utf8))
             let response = try await client.readResponse(method: "POST")
