@@ -65,7 +65,13 @@ struct DownloadScheduler<Handler, Running> {
         return .created(id: self.lastID, startsNow: true)
     }
 
+    /// Whether a download for `key` is under way (one a caller would join).
+    func isDownloading(_ key: String) -> Bool {
+        self.downloads[key] != nil
+    }
+
     /// Adds `handler` to the download under way for `key`; `false` when there is none.
+    @discardableResult
     mutating func join(_ handler: Handler, receiptID: UUID, key: String) -> Bool {
         guard self.downloads[key] != nil else { return false }
         self.downloads[key]?.handlers.append((receiptID, handler))

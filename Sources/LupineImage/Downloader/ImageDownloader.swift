@@ -85,14 +85,15 @@ public final class ImageDownloader: Sendable {
     ///   `LupineError/invalidURL(_:)`).
     /// - Parameters:
     ///   - request: The image's request.
-    ///   - receiptID: Identifies this caller's wait in the receipt.
+    ///   - receiptID: Identifies this caller's wait in the receipt; `nil` for a new `UUID`, made
+    ///     only when there is a wait to identify (a cache hit makes none).
     ///   - completionQueue: Where the handlers run; `nil` for the session manager's completion queue.
     ///   - success: Called with the request, the response (`nil` for a cached image) and the image.
     ///   - failure: Called with the request, the response when one arrived, and the error.
     @discardableResult
     public func downloadImage(
         for request: Request,
-        receiptID: UUID = UUID(),
+        receiptID: UUID? = nil,
         completionQueue: DispatchQueue? = nil,
         success: SuccessHandler?,
         failure: FailureHandler?
@@ -102,26 +103,32 @@ public final class ImageDownloader: Sendable {
             self.deliver(to: handler) { $0.failure?(request, nil, LupineError.invalidURL(request.url.absoluteString)) }
             return nil
         }
-        let receipt = RequestReceipt(receiptID: receiptID, request: request)
-        let key = receipt.key
+        let key = request.url.absoluteString
         if Self.mayAnswerFromCache(request.cachePolicy) {
             // A download under way is joined before the cache is asked, as AFNetworking does.
-            if self.scheduler.withLock({ $0.join(handler, receiptID: receiptID, key: key) }) {
-                return receipt
+            let joined: UUID? = self.scheduler.withLock { scheduler in
+                guard scheduler.isDownloading(key) else { return nil }
+                let id = receiptID ?? UUID()
+                scheduler.join(handler, receiptID: id, key: key)
+                return id
+            }
+            if let joined {
+                return RequestReceipt(receiptID: joined, request: request)
             }
             if let image = self.imageCache?.image(for: request, withAdditionalIdentifier: nil) {
                 self.deliver(to: handler) { $0.success?(request, nil, image) }
                 return nil
             }
         }
+        let id = receiptID ?? UUID()
         let started: DataTask? = self.scheduler.withLock { scheduler in
-            guard case .created(let id, startsNow: true) = scheduler.admit(handler, receiptID: receiptID, key: key, request: request) else {
+            guard case .created(let download, startsNow: true) = scheduler.admit(handler, receiptID: id, key: key, request: request) else {
                 return nil
             }
-            return self.makeTask(id: id, key: key, request: request, in: &scheduler)
+            return self.makeTask(id: download, key: key, request: request, in: &scheduler)
         }
         started?.resume()
-        return receipt
+        return RequestReceipt(receiptID: id, request: request)
     }
 
     /// Stops `receipt`'s caller waiting: its failure handler is called with
