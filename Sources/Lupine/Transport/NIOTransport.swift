@@ -16,7 +16,7 @@ public final class NIOTransport: Transport {
 
     /// The settings this transport was created with.
     public let configuration: TransportConfiguration
-    private let pool: ConnectionPool
+    let pool: ConnectionPool
     private let isShared: Bool
 
     /// Creates a transport running on `eventLoopGroup` (NIO's process-wide group by default).

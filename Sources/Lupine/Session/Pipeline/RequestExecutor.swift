@@ -30,7 +30,8 @@ struct ExecutionOutcome: Sendable {
 /// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent (an
 ///    ``HTTPCache`` may also start a background revalidation, or keep a stale response to
 ///    deliver if the request fails: see ``cachePoint(_:keyed:request:into:task:outcome:)``);
-/// 3. adaptation: the request's ``RequestInterceptor``, then the session's;
+/// 3. adaptation: the request's ``RequestInterceptor``, then the session's; then a session
+///    tracer's context goes into the header fields (see ``RequestObservation``);
 /// 4. the exchange: the request is sent; redirects (``RedirectHandler``) and Basic challenges
 ///    are answered within the attempt;
 /// 5. the retry point: a transport error, or a final status of 400 or above, is put to the
@@ -71,8 +72,16 @@ final class RequestExecutor: Sendable {
         self.logger = logger
     }
 
-    /// Runs `task` to its outcome, its body going where the task's kind sends it.
+    /// Runs `task` to its outcome, counted and traced when the session has metrics or a tracer.
     func run(_ task: SessionTask) async -> ExecutionOutcome {
+        if let observation = self.features.observation {
+            return await observation.observe(task, transport: self.transport) { await self.deliver(task) }
+        }
+        return await self.deliver(task)
+    }
+
+    /// Runs `task` to its outcome, its body going where the task's kind sends it.
+    private func deliver(_ task: SessionTask) async -> ExecutionOutcome {
         switch task.bodyDestination {
         case .memory:
             var sink = MemorySink()
@@ -135,6 +144,9 @@ final class RequestExecutor: Sendable {
             }
             if let interceptor = self.features.interceptor {
                 request = try await self.adapt(request, with: interceptor, task: task, retryCount: outcome.retryCount)
+            }
+            if let observation = self.features.observation {
+                request = observation.propagatingContext(into: request)
             }
             self.features.tell { $0.task(task, didStartAttempt: outcome.retryCount, with: request) }
             var times = httpCache.map { _ in CacheExchangeTimes(requestTime: Date(), responseTime: Date()) }

@@ -15,6 +15,9 @@ struct TaskFeatures: Sendable {
     /// The session's jar, unless the request does not handle cookies.
     let cookieStorage: CookieStorage?
     var monitors: [any EventMonitor]
+    /// What counts and traces the task, when the session has metrics or a tracer; also among
+    /// ``monitors``.
+    let observation: RequestObservation?
     /// The session's tasks that run for no caller.
     let backgroundTasks: BackgroundTasks
 
@@ -34,6 +37,10 @@ struct TaskFeatures: Sendable {
         self.httpCache = session.urlCache as? HTTPCache
         self.cookieStorage = request.httpShouldHandleCookies ? session.cookieStorage : nil
         self.monitors = monitors
+        self.observation = session.observability?.observation()
+        if let observation = self.observation {
+            self.monitors.append(observation)
+        }
         self.backgroundTasks = session.backgroundTasks
     }
 
@@ -52,6 +59,8 @@ struct SessionFeatures: Sendable {
     var cachedResponseHandler: (any CachedResponseHandler)?
     var urlCache: (any ResponseCache)?
     var cookieStorage: CookieStorage? = CookieStorage()
+    /// ``SessionManager/metrics`` and ``SessionManager/tracer``; `nil` when neither is set.
+    var observability: SessionObservability?
     /// Cancelled when the session is invalidated.
     let backgroundTasks = BackgroundTasks()
 }

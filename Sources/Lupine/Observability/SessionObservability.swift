@@ -1,0 +1,41 @@
+import Synchronization
+import Tracing
+
+/// A session's metrics and tracer, together: `nil` in ``SessionFeatures`` unless one is set,
+/// so a task of a session with neither makes no ``RequestObservation``.
+final class SessionObservability: Sendable {
+    let metrics: SessionMetrics?
+    let tracer: (any Tracer)?
+    /// The pools whose gauges were last set, so a pool that has gone is set to zero once.
+    private let reportedPools = Mutex<Set<String>>([])
+
+    /// Both, or `nil` when neither is set.
+    init?(metrics: SessionMetrics?, tracer: (any Tracer)?) {
+        guard metrics != nil || tracer != nil else { return nil }
+        self.metrics = metrics
+        self.tracer = tracer
+    }
+
+    /// What observes one task.
+    func observation() -> RequestObservation {
+        RequestObservation(session: self)
+    }
+
+    /// Sets the pool gauges from what `transport`'s pools hold now; only a ``NIOTransport``
+    /// tells. Under the lock, so two tasks ending at once cannot set a gauge out of order.
+    func recordPools(of transport: any Transport) {
+        guard let metrics = self.metrics, let transport = transport as? NIOTransport else { return }
+        self.reportedPools.withLock { reported in
+            let pools = transport.connectionPoolStatistics()
+            var present: Set<String> = []
+            for pool in pools {
+                present.insert(pool.pool)
+                metrics.record(pool)
+            }
+            for gone in reported.subtracting(present) {
+                metrics.record(ConnectionPoolStatistics(pool: gone, open: 0, idle: 0))
+            }
+            reported = present
+        }
+    }
+}

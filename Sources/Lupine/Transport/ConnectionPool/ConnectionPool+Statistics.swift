@@ -1,0 +1,41 @@
+/// How many connections one pool of a ``NIOTransport`` holds: its open connections (idle or
+/// carrying a request; not those still connecting) and, among them, the idle ones.
+struct ConnectionPoolStatistics: Sendable, Equatable {
+    /// The pool's scheme, host and port (`http://127.0.0.1:8080`): pools that differ only in
+    /// their trust setting are counted together.
+    var pool: String
+    var open: Int
+    var idle: Int
+}
+
+extension ConnectionPool {
+    /// What each pool holds now, one entry per scheme, host and port, in the order of their names.
+    func statistics() -> [ConnectionPoolStatistics] {
+        let byPool: [String: ConnectionPoolStatistics] = self.state.withLockedValue { state in
+            var byPool: [String: ConnectionPoolStatistics] = [:]
+            for (key, host) in state.hosts {
+                let name = key.description
+                var entry = byPool[name] ?? ConnectionPoolStatistics(pool: name, open: 0, idle: 0)
+                for connection in host.stateMachine.connections.values {
+                    switch connection {
+                    case .connecting: break
+                    case .idle:
+                        entry.open += 1
+                        entry.idle += 1
+                    case .leased: entry.open += 1
+                    }
+                }
+                byPool[name] = entry
+            }
+            return byPool
+        }
+        return byPool.values.sorted { $0.pool < $1.pool }
+    }
+}
+
+extension NIOTransport {
+    /// What each of the transport's connection pools holds now.
+    func connectionPoolStatistics() -> [ConnectionPoolStatistics] {
+        self.pool.statistics()
+    }
+}
