@@ -10,7 +10,7 @@ import NIOPosix
 /// URLSession and wrk over the network; the session layer's cost on a transport replayed from
 /// memory; and 1 GiB transfers to and from files against curl.
 ///
-/// Usage: `swift run -c release lupine-bench [--only session|layer|cache|images|transfers] [--rounds N]
+/// Usage: `swift run -c release lupine-bench [--only session|layer|cache|observability|images|transfers] [--rounds N]
 /// [--requests N] [--transfer-bytes N]`, or `--profile transport|session [--concurrency N]
 /// [--url BASE]` to run one path alone under a profiler (`perf record -g lupine-bench --profile session`).
 /// Servers run in processes of their own, pinned to the last core while the clients keep the first.
@@ -49,6 +49,11 @@ struct LupineBench {
             let server = try PinnedServer()
             defer { server.stop() }
             try await CacheBenchmark.run(server: server, requests: requests)
+        }
+        if only == nil || only == "observability" {
+            let server = try PinnedServer()
+            defer { server.stop() }
+            try await ObservabilityBenchmark.run(server: server, rounds: rounds, requests: requests)
         }
         if only == nil || only == "images" {
             try await ImageBenchmark.run()

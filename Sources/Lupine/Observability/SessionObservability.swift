@@ -1,3 +1,4 @@
+import CoreMetrics
 import Synchronization
 import Tracing
 
@@ -9,8 +10,12 @@ final class SessionObservability: Sendable {
     /// The pools whose gauges were last set, so a pool that has gone is set to zero once.
     private let reportedPools = Mutex<Set<String>>([])
 
-    /// Both, or `nil` when neither is set.
+    /// Both, or `nil` when neither would record anything: each is left out when it is not set
+    /// or is the no-op one (swift-metrics' `NOOPMetricsHandler`, swift-distributed-tracing's
+    /// `NoOpTracer`), as the process's are until a backend is bootstrapped.
     init?(metrics: SessionMetrics?, tracer: (any Tracer)?) {
+        let metrics = metrics.flatMap { $0.factory is NOOPMetricsHandler ? nil : $0 }
+        let tracer = tracer.flatMap { $0 is NoOpTracer ? nil : $0 }
         guard metrics != nil || tracer != nil else { return nil }
         self.metrics = metrics
         self.tracer = tracer

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import Tracing
 
 /// Creates and runs tasks on a transport, as AFNetworking's `AFURLSessionManager`: per-task
 /// progress and completion, hooks, notifications and event monitors, a completion queue.
@@ -25,6 +26,10 @@ open class SessionManager: @unchecked Sendable {
         var downloadDirectory = FileManager.default.temporaryDirectory
         var credential: Credential?
         var features = SessionFeatures()
+        /// As set (``SessionManager/metrics``, ``SessionManager/tracer``); `features` holds
+        /// what of them records anything.
+        var metrics: SessionMetrics?
+        var tracer: (any Tracer)?
         var securityPolicy = SecurityPolicy.default
         /// The evaluator made from `securityPolicy` when it was set; `nil` until then.
         var serverTrustEvaluator: ServerTrustEvaluator?

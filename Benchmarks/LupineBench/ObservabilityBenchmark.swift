@@ -1,0 +1,49 @@
+import Foundation
+import Lupine
+import Metrics
+import Tracing
+
+/// `--only observability`: what metrics and tracing cost a session when nothing is bootstrapped.
+/// The same session request over the network, in alternating rounds, from a session with neither
+/// set and from one set to the process's metrics factory and tracer, which are swift-metrics'
+/// NOOP factory and the no-op tracer until a backend is bootstrapped (this process bootstraps none).
+enum ObservabilityBenchmark {
+    static func run(server: PinnedServer, rounds: Int, requests: Int) async throws {
+        let url = server.documentURL
+        _ = PinnedServer.pinClient()
+        print("\nmetrics and tracing with no backend bootstrapped: GET \(url) (JSON) from \(server.name); \(rounds) alternating rounds")
+        let off = Self.session()
+        let unbootstrapped = Self.session()
+        unbootstrapped.metrics = .bootstrapped
+        unbootstrapped.tracer = InstrumentationSystem.tracer
+        let serializer = JSONResponseSerializer()
+        for concurrency in [1, 64] {
+            var offRounds: [BenchmarkResult] = []
+            var setRounds: [BenchmarkResult] = []
+            let count = concurrency == 1 ? requests / 8 : requests
+            for _ in 0..<rounds {
+                offRounds.append(
+                    try await LoadRunner.run(client: "session, neither set", concurrency: concurrency, requests: count, warmUp: 200) {
+                        _ = try await off.request(.GET, url, serializer: serializer)
+                    }
+                )
+                setRounds.append(
+                    try await LoadRunner.run(client: "session, set, none bootstrapped", concurrency: concurrency, requests: count, warmUp: 200) {
+                        _ = try await unbootstrapped.request(.GET, url, serializer: serializer)
+                    }
+                )
+            }
+            ResultTable.printLayerCost(transportRounds: offRounds, sessionRounds: setRounds, what: "at concurrency \(concurrency), setting the unbootstrapped backends")
+            let ratio = BenchmarkResult(merging: setRounds).requestsPerSecond / BenchmarkResult(merging: offRounds).requestsPerSecond
+            print(String(format: "at concurrency %d: %.3f× the throughput of the session with neither set", concurrency, ratio))
+        }
+        off.invalidateSession(cancelingTasks: false)
+        unbootstrapped.invalidateSession(cancelingTasks: false)
+    }
+
+    private static func session() -> HTTPSessionManager {
+        let manager = HTTPSessionManager(configuration: TransportConfiguration())
+        manager.urlCache = nil
+        return manager
+    }
+}
