@@ -27,6 +27,9 @@ enum PNGDecoder {
         }
         // PNG_FORMAT_RGBA, a macro Swift does not import.
         image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
+        // A 16-bit file with no gAMA or sRGB chunk is sRGB, as every viewer takes it; libpng
+        // would otherwise take it as linear light and brighten it (50 % grey coming out as 186).
+        image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
         var pixels = [UInt8](repeating: 0, count: byteCount)
         // `png_image_finish_read` frees what libpng holds whether or not it succeeds.
         let finished = pixels.withUnsafeMutableBytes {
