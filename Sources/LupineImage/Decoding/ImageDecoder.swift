@@ -4,7 +4,7 @@ import Lupine
 ///
 /// - On Apple platforms, ImageIO decodes every format it reads.
 /// - On Linux, with the package trait `ImageDecoding` (and libpng, libjpeg-turbo's TurboJPEG and
-///   libwebp installed), the system libraries decode PNG, JPEG and WebP.
+///   libwebp installed), the system libraries decode PNG, JPEG and WebP (not animated WebP).
 /// - Otherwise nothing is decoded: images keep their bytes, format and size only.
 ///
 /// Each decoder checks the size the codec reads against the pixel limit before it allocates
@@ -25,7 +25,8 @@ public enum ImageDecoder {
     public static var isAvailable: Bool { !Self.decodableFormats.isEmpty }
 
     /// The pixels of `data`, whose header is `header`, or `nil` when its format is not
-    /// decodable here. Refuses a size over `maximumPixelCount` before allocating.
+    /// decodable here (nor, on Linux, an animated WebP). Refuses a size over `maximumPixelCount`
+    /// before allocating.
     public static func decode(_ data: [UInt8], header: ImageHeader, maximumPixelCount: Int) throws(LupineError) -> DecodedImage? {
         guard Self.decodableFormats.contains(header.format) else { return nil }
         let limits = DecodingLimits(format: header.format, maximumPixelCount: maximumPixelCount)
