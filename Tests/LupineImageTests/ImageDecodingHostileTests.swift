@@ -1,3 +1,4 @@
+import Foundation
 import Lupine
 import LupineImage
 import Testing
@@ -107,6 +108,40 @@ import Testing
         // 883 scans in a valid progression: decoded, each would be a pass over every block.
         let reason = ImageHeaderTests.reason { _ = try Self.serializer.image(from: JPEGFixture.manyScans(side: 16)) }
         #expect(reason == .decodingFailed(format: "JPEG", reason: "Progressive JPEG image has more than 500 scans"))
+    }
+
+    /// Files of a few dozen bytes declaring 10000×10000, within the default limit, whose data ends
+    /// at once: the 400 MB of pixels are asked for, but the memory is committed only as the codec
+    /// writes it, so the process's peak grows by little. (The peak is the whole process's, so an
+    /// attempt that another test's allocation spoils is tried again, three at most.)
+    @Test func aTinyFileDeclaring100MegapixelsCommitsLittleMemory() throws {
+        let files: [(String, [UInt8])] = [
+            ("PNG", ImageFixtures.png(width: 10_000, height: 10_000, pixelData: [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
+            ("JPEG", ImageFixtures.jpeg(width: 10_000, height: 10_000, frameMarker: 0xC0)),
+            ("WEBP", ImageFixtures.webpLossless(width: 10_000, height: 10_000) + [1, 2, 3, 4]),
+        ]
+        let serializer = ImageResponseSerializer(automaticallyInflatesResponseImage: true)
+        for (format, bytes) in files {
+            var growths: [Int] = []
+            for _ in 0..<3 where growths.allSatisfy({ $0 >= 100 << 20 }) {
+                try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)  // peak := now
+                let before = try Self.residentBytes("VmRSS:")
+                let reason = ImageHeaderTests.reason { _ = try serializer.image(from: bytes) }
+                growths.append(try Self.residentBytes("VmHWM:") - before)
+                guard case .decodingFailed(format: format, _) = reason else {
+                    Issue.record("\(format): \(String(describing: reason))")
+                    break
+                }
+            }
+            #expect(growths.contains { $0 < 100 << 20 }, "\(format): the peak grew by \(growths) bytes")
+        }
+    }
+
+    /// A `VmRSS:` or `VmHWM:` line of `/proc/self/status`, in bytes.
+    static func residentBytes(_ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field) })
+        return try #require(Int(line.dropFirst(field.count).filter(\.isNumber))) * 1024
     }
 
     @Test func anAnimatedWebPKeepsItsBytesAndSizeUndecoded() throws {

@@ -65,6 +65,20 @@ struct DecodingLimits {
         return bytes
     }
 
+    /// `byteCount` bytes that `decode` writes the pixels into, or `nil` when it fails (it
+    /// returns whether it wrote them all). The bytes are not zeroed first, so the system commits
+    /// the pages of a large buffer only as the codec writes them: a file of a few bytes that
+    /// declares 100 megapixels and fails at its first row costs kilobytes, not 400 MB.
+    func pixels(_ byteCount: Int, decode: (UnsafeMutableBufferPointer<UInt8>) -> Bool) -> [UInt8]? {
+        var wrote = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
+            wrote = decode(buffer)
+            // Only a codec that wrote every byte hands them out; otherwise none is kept.
+            initializedCount = wrote ? byteCount : 0
+        }
+        return wrote ? pixels : nil
+    }
+
     /// The error for a codec's failure.
     func failure(_ reason: String) -> LupineError {
         .responseSerializationFailed(.imageSerializationFailed(.decodingFailed(format: self.format.displayName, reason: reason)))

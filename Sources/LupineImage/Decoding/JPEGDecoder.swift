@@ -28,13 +28,12 @@ enum JPEGDecoder {
         // are decoded to CMYK, four bytes a pixel as RGBA, and converted in place.
         let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         let pixelFormat = cmyk ? TJPF_CMYK : TJPF_RGBA
-        var pixels = [UInt8](repeating: 0, count: byteCount)
         let decoded = data.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                tjDecompress2(handle, source.baseAddress, UInt(source.count), target.baseAddress, width, 0, height, Int32(pixelFormat.rawValue), Self.flags)
+            limits.pixels(byteCount) { target in
+                tjDecompress2(handle, source.baseAddress, UInt(source.count), target.baseAddress, width, 0, height, Int32(pixelFormat.rawValue), Self.flags) == 0
             }
         }
-        guard decoded == 0 else { throw limits.failure(Self.message(handle)) }
+        guard var pixels = decoded else { throw limits.failure(Self.message(handle)) }
         if cmyk {
             Self.convertInvertedCMYKToRGBA(&pixels)
         }

@@ -13,13 +13,12 @@ enum WebPDecoder {
         if features.has_animation != 0 { return nil }
         let (width, height) = (features.width, features.height)
         let byteCount = try limits.byteCount(width: Int(width), height: Int(height))
-        var pixels = [UInt8](repeating: 0, count: byteCount)
         let decoded = data.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                WebPDecodeRGBAInto(source.baseAddress, source.count, target.baseAddress, target.count, width * 4)
+            limits.pixels(byteCount) { target in
+                WebPDecodeRGBAInto(source.baseAddress, source.count, target.baseAddress, target.count, width * 4) != nil
             }
         }
-        guard decoded != nil else { throw limits.failure("libwebp could not decode it (truncated or corrupt)") }
+        guard let pixels = decoded else { throw limits.failure("libwebp could not decode it (truncated or corrupt)") }
         return DecodedImage(width: Int(width), height: Int(height), rgba: pixels)
     }
 }
