@@ -52,9 +52,11 @@ import Testing
         }
     }
 
+    /// The decoded images, and the headers of every format (ImageHeaderHostileTests' fixtures),
+    /// whose lengths and offsets a mutation turns into anything.
     @Test func twoThousandMutationsOfEachImageAreImagesOrTypedErrors() async throws {
         var generator = SplitMix64(seed: 0x1_5EED)
-        for (name, bytes) in try await Self.samples() {
+        for (name, bytes) in try await Self.samples() + ImageHeaderHostileTests.fixtures {
             for round in 0..<2000 {
                 var mutated = bytes
                 for _ in 0...(generator.next() % 4) {
