@@ -16,10 +16,14 @@ final class BodyPrinter: Sendable {
     /// The most bytes of a binary body kept to read an image header from (a JPEG's size may
     /// follow large metadata segments).
     static let headerLimit = 256 * 1024
+    /// The bytes text is told from binary on, held back until they have all come (or the body
+    /// has ended): every image signature fits, and a body whose first chunk is one byte (a
+    /// server may send that) is not taken for text because that byte alone could be.
+    static let sniffLength = 16
 
     private enum Mode {
-        /// Waiting for the first bytes to tell text from binary.
-        case sniffing
+        /// Waiting for ``sniffLength`` bytes to tell text from binary; the bytes so far.
+        case sniffing([UInt8])
         /// Text, made safe by `terminal`; whether the last byte shown was a line feed.
         case text(TerminalText, endsWithNewline: Bool)
         /// JSON held back to be pretty-printed.
@@ -33,14 +37,14 @@ final class BodyPrinter: Sendable {
 
     /// A printer whose `write` puts bytes on the terminal.
     init(write: @escaping @Sendable ([UInt8]) throws -> Void = { try StandardOutput.write($0) }) {
-        self.mode = NIOLockedValueBox(.sniffing)
+        self.mode = NIOLockedValueBox(.sniffing([]))
         self.write = write
     }
 
     /// Takes the response head: on a terminal, a JSON body is held back to be pretty-printed.
     func begin(_ head: ResponseHead) {
         self.mode.withLockedValue { mode in
-            if case .sniffing = mode, head.mimeType?.contains("json") == true {
+            if case .sniffing(let held) = mode, held.isEmpty, head.mimeType?.contains("json") == true {
                 mode = .json([])
             }
         }
@@ -53,13 +57,12 @@ final class BodyPrinter: Sendable {
             switch mode {
             case .json(var held):
                 // Out of `mode` first, so that the append does not copy what is held.
-                mode = .sniffing
+                mode = .sniffing([])
                 held += bytes
                 guard held.count > Self.prettyLimit else {
                     mode = .json(held)
                     return []
                 }
-                mode = .sniffing
                 return Self.shown(held, mode: &mode)
             case .sniffing, .text, .binary:
                 return Self.shown(bytes, mode: &mode)
@@ -77,25 +80,34 @@ final class BodyPrinter: Sendable {
                 if let pretty = Self.prettyJSON(held) {
                     return pretty
                 }
-                mode = .sniffing
-                return Self.shown(held, mode: &mode) + Self.ending(&mode)
+                mode = .sniffing([])
+                return Self.shown(held, mode: &mode, atEnd: true) + Self.ending(&mode)
             }
-            return Self.ending(&mode)
+            return Self.shown([], mode: &mode, atEnd: true) + Self.ending(&mode)
         }
         if !output.isEmpty {
             try self.write(output)
         }
     }
 
-    /// `bytes` as shown on a terminal, deciding text or binary on the first bytes seen.
-    private static func shown(_ bytes: [UInt8], mode: inout Mode) -> [UInt8] {
-        if case .sniffing = mode, !bytes.isEmpty {
-            let binary = ImageFormat(sniffing: bytes) != nil || Self.looksBinary(bytes)
+    /// `bytes` as shown on a terminal, deciding text or binary once ``sniffLength`` bytes have
+    /// come, or at the end of the body (`atEnd`) on what has.
+    private static func shown(_ bytes: [UInt8], mode: inout Mode, atEnd: Bool = false) -> [UInt8] {
+        var bytes = bytes
+        if case .sniffing(let held) = mode {
+            mode = .sniffing([])  // so that the append below does not copy `held`
+            bytes = held + bytes
+            guard bytes.count >= Self.sniffLength || (atEnd && !bytes.isEmpty) else {
+                mode = .sniffing(bytes)
+                return []
+            }
+            // A signature alone does not make an image: `BM` (BMP) or `GIF89a` may start a text.
+            let binary = Self.looksBinary(bytes) || (ImageFormat(sniffing: bytes) != nil && bytes.contains(where: Self.isControl))
             mode = binary ? .binary(count: 0, head: []) : .text(TerminalText(), endsWithNewline: false)
         }
         switch mode {
         case .binary(let count, var head):
-            mode = .sniffing  // so that the append below does not copy `head`
+            mode = .sniffing([])  // so that the append below does not copy `head`
             if head.count < Self.headerLimit {
                 head += bytes.prefix(Self.headerLimit - head.count)
             }
@@ -149,6 +161,11 @@ final class BodyPrinter: Sendable {
                 return sample.count - decoded > 3
             }
         }
+    }
+
+    /// Whether `byte` is an ASCII control character other than a tab or a line break.
+    private static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F
     }
 
     /// `bytes` as pretty-printed JSON with sorted keys, safe for a terminal, with a final

@@ -4,7 +4,7 @@ import Lupine
 ///
 /// - On Apple platforms, ImageIO decodes every format it reads.
 /// - On Linux, with the package trait `ImageDecoding` (and libpng, libjpeg-turbo's TurboJPEG and
-///   libwebp installed), the system libraries decode PNG, JPEG and WebP.
+///   libwebp installed), the system libraries decode PNG, JPEG and WebP (not animated WebP).
 /// - Otherwise nothing is decoded: images keep their bytes, format and size only.
 ///
 /// Each decoder checks the size the codec reads against the pixel limit before it allocates
@@ -25,7 +25,8 @@ public enum ImageDecoder {
     public static var isAvailable: Bool { !Self.decodableFormats.isEmpty }
 
     /// The pixels of `data`, whose header is `header`, or `nil` when its format is not
-    /// decodable here. Refuses a size over `maximumPixelCount` before allocating.
+    /// decodable here (nor, on Linux, an animated WebP). Refuses a size over `maximumPixelCount`
+    /// before allocating.
     public static func decode(_ data: [UInt8], header: ImageHeader, maximumPixelCount: Int) throws(LupineError) -> DecodedImage? {
         guard Self.decodableFormats.contains(header.format) else { return nil }
         let limits = DecodingLimits(format: header.format, maximumPixelCount: maximumPixelCount)
@@ -62,6 +63,20 @@ struct DecodingLimits {
         let (bytes, overflow) = width.multipliedReportingOverflow(by: height * 4)
         guard !overflow else { throw self.failure("the image is too large to hold in memory") }
         return bytes
+    }
+
+    /// `byteCount` bytes that `decode` writes the pixels into, or `nil` when it fails (it
+    /// returns whether it wrote them all). The bytes are not zeroed first, so the system commits
+    /// the pages of a large buffer only as the codec writes them: a file of a few bytes that
+    /// declares 100 megapixels and fails at its first row costs kilobytes, not 400 MB.
+    func pixels(_ byteCount: Int, decode: (UnsafeMutableBufferPointer<UInt8>) -> Bool) -> [UInt8]? {
+        var wrote = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
+            wrote = decode(buffer)
+            // Only a codec that wrote every byte hands them out; otherwise none is kept.
+            initializedCount = wrote ? byteCount : 0
+        }
+        return wrote ? pixels : nil
     }
 
     /// The error for a codec's failure.

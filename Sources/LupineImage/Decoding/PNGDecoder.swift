@@ -27,13 +27,15 @@ enum PNGDecoder {
         }
         // PNG_FORMAT_RGBA, a macro Swift does not import.
         image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
-        var pixels = [UInt8](repeating: 0, count: byteCount)
+        // A 16-bit file with no gAMA or sRGB chunk is sRGB, as every viewer takes it; libpng
+        // would otherwise take it as linear light and brighten it (50 % grey coming out as 186).
+        image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
         // `png_image_finish_read` frees what libpng holds whether or not it succeeds.
-        let finished = pixels.withUnsafeMutableBytes {
+        let pixels = limits.pixels(byteCount) {
             // Row stride 0: libpng's own, `width × 4` (which may not fit the parameter's Int32).
-            png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
+            png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) != 0
         }
-        guard finished != 0 else { return .failure(limits.failure(Self.message(of: image))) }
+        guard let pixels else { return .failure(limits.failure(Self.message(of: image))) }
         return .success(DecodedImage(width: width, height: height, rgba: pixels))
     }
 

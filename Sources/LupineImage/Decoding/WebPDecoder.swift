@@ -2,21 +2,23 @@
 import CLupineWebP
 import Lupine
 
-/// WebP (lossy, lossless, with alpha; not animated) through libwebp's simple decoding API.
+/// WebP (lossy, lossless, with alpha) through libwebp's simple decoding API. That API decodes
+/// no animation, so an animated WebP is left undecoded, as a format without a decoder is: the
+/// image keeps its bytes, format and size.
 enum WebPDecoder {
-    static func decode(_ data: [UInt8], limits: DecodingLimits) throws(LupineError) -> DecodedImage {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        let known = data.withUnsafeBufferPointer { WebPGetInfo($0.baseAddress, $0.count, &width, &height) }
-        guard known != 0 else { throw limits.failure("libwebp cannot read its header") }
+    static func decode(_ data: [UInt8], limits: DecodingLimits) throws(LupineError) -> DecodedImage? {
+        var features = WebPBitstreamFeatures()
+        let status = data.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
+        guard status == VP8_STATUS_OK else { throw limits.failure("libwebp cannot read its header") }
+        if features.has_animation != 0 { return nil }
+        let (width, height) = (features.width, features.height)
         let byteCount = try limits.byteCount(width: Int(width), height: Int(height))
-        var pixels = [UInt8](repeating: 0, count: byteCount)
         let decoded = data.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                WebPDecodeRGBAInto(source.baseAddress, source.count, target.baseAddress, target.count, width * 4)
+            limits.pixels(byteCount) { target in
+                WebPDecodeRGBAInto(source.baseAddress, source.count, target.baseAddress, target.count, width * 4) != nil
             }
         }
-        guard decoded != nil else { throw limits.failure("libwebp could not decode it (truncated, corrupt or animated)") }
+        guard let pixels = decoded else { throw limits.failure("libwebp could not decode it (truncated or corrupt)") }
         return DecodedImage(width: Int(width), height: Int(height), rgba: pixels)
     }
 }

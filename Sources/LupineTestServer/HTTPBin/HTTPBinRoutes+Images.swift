@@ -2,8 +2,9 @@ import Hummingbird
 
 extension HTTPBinRoutes {
     /// httpbin's images, each a real encoded image: `/image/png` (16×16, or `?size=W×H` — `x`
-    /// also separates — up to ``PNGImage/maximumSide`` a side), `/image/jpeg`, `/image/webp`
-    /// (lossless), `/image/gif`, `/image/svg`, and `/image`, which picks by `Accept`.
+    /// also separates — up to ``PNGImage/maximumSide`` a side; with `&chunk=N` streamed in
+    /// chunks of N bytes, with no length), `/image/jpeg`, `/image/webp` (lossless), `/image/gif`,
+    /// `/image/svg`, and `/image`, which picks by `Accept`.
     ///
     /// Every request is counted under its path and query as sent (`/image/png?size=850x300`),
     /// which ``LupineTestServer/requests(forPath:)`` reads: tests see how many requests a client
@@ -12,7 +13,17 @@ extension HTTPBinRoutes {
         router.get("/image/png") { request, _ in
             self.countImageRequest(request)
             let (width, height) = try Self.requestedSize(request)
-            return Response.bytes(try PNGImage.sample(width: width, height: height), contentType: "image/png")
+            let png = try PNGImage.sample(width: width, height: height)
+            guard let chunk = try Self.requestedChunkSize(request) else {
+                return Response.bytes(png, contentType: "image/png")
+            }
+            let body = ResponseBody { writer in
+                for start in stride(from: 0, to: png.count, by: chunk) {
+                    try await writer.write(ByteBuffer(bytes: png[start..<min(start + chunk, png.count)]))
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "image/png"], body: body)
         }
         self.registerImage("/image/jpeg", JPEGImage.sample, contentType: "image/jpeg", on: router)
         self.registerImage("/image/webp", WebPImage.sample, contentType: "image/webp", on: router)
@@ -69,6 +80,15 @@ extension HTTPBinRoutes {
             throw HTTPError(.badRequest, message: "size must be W×H, each from 1 to \(PNGImage.maximumSide)")
         }
         return (width, height)
+    }
+
+    /// The `chunk=N` of a request for a PNG (1 to 65536), or `nil` without one.
+    private static func requestedChunkSize(_ request: Request) throws -> Int? {
+        guard let value = FormURLEncoding.parse(request.uri.query ?? "").last(where: { $0.name == "chunk" })?.value else { return nil }
+        guard let chunk = Int(value), (1...65536).contains(chunk) else {
+            throw HTTPError(.badRequest, message: "chunk must be from 1 to 65536 bytes")
+        }
+        return chunk
     }
 
     /// httpbin's SVG stand-in: a small drawing of our own.
