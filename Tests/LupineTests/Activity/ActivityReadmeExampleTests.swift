@@ -7,12 +7,7 @@ import Testing
 
 @Suite struct ActivityReadmeExampleTests {
     @Test func theNetworkActivityExampleOfTheREADMEIsHereVerbatim() throws {
-        let blocks = try ReadmeSection.swiftBlocks(under: "## Network activity")
-        #expect(blocks?.count == 1)
-        for block in blocks ?? [] {
-            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: #filePath)
-            #expect(missing == nil, "not here verbatim: \(missing ?? "")")
-        }
+        try ReadmeSection.expectExamples(under: "## Network activity", count: 1, inFile: #filePath)
     }
 
     @Test func showingNetworkActivity() async throws {

@@ -45,15 +45,7 @@ final class RetryLog: EventMonitor {
 
 @Suite struct ReadmeExampleTests {
     @Test func everyExtensionPointExampleOfTheREADMEIsHereVerbatim() throws {
-        guard let blocks = try ReadmeSection.swiftBlocks(under: "## Extension points") else {
-            Issue.record("the README has no extension points section")
-            return
-        }
-        #expect(blocks.count == 7)
-        for block in blocks {
-            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: #filePath)
-            #expect(missing == nil, "not here verbatim: \(missing ?? "")")
-        }
+        try ReadmeSection.expectExamples(under: "## Extension points", count: 7, inFile: #filePath)
     }
 
     @Test func adaptingAndRetrying() async throws {

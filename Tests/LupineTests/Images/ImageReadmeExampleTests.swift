@@ -9,12 +9,7 @@ import Testing
 
 @Suite struct ImageReadmeExampleTests {
     @Test func theImageExamplesOfTheREADMEAreHereVerbatim() throws {
-        let blocks = try ReadmeSection.swiftBlocks(under: "## Images")
-        #expect(blocks?.count == 2)
-        for block in blocks ?? [] {
-            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: #filePath)
-            #expect(missing == nil, "not here verbatim: \(missing ?? "")")
-        }
+        try ReadmeSection.expectExamples(under: "## Images", count: 2, inFile: #filePath)
     }
 
     @Test func anImageThroughTheSerializer() async throws {

@@ -10,15 +10,7 @@ import Tracing
 
 @Suite struct ObservabilityReadmeExampleTests {
     @Test func everyMetricsAndTracingExampleOfTheREADMEIsHereVerbatim() throws {
-        guard let blocks = try ReadmeSection.swiftBlocks(under: "## Metrics and tracing") else {
-            Issue.record("the README has no metrics and tracing section")
-            return
-        }
-        #expect(blocks.count == 2)
-        for block in blocks {
-            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: #filePath)
-            #expect(missing == nil, "not here verbatim: \(missing ?? "")")
-        }
+        try ReadmeSection.expectExamples(under: "## Metrics and tracing", count: 2, inFile: #filePath)
     }
 
     @Test func countingAndTracing() async throws {

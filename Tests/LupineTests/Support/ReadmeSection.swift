@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The README's Swift examples of one section, for the tests that run them verbatim.
 enum ReadmeSection {
@@ -44,6 +45,20 @@ enum ReadmeSection {
             guard let found = rest.firstIndex(of: line) else { return true }
             rest = rest[(found + 1)...]
             return false
+        }
+    }
+
+    /// Expects the README section headed `heading` to have `count` Swift examples, each of them
+    /// in the test file at `path` verbatim (its lines in order).
+    static func expectExamples(under heading: String, count: Int, inFile path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        guard let blocks = try Self.swiftBlocks(under: heading) else {
+            Issue.record("the README has no section \(heading)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(blocks.count == count, sourceLocation: sourceLocation)
+        for block in blocks {
+            let missing = try Self.firstMissingLine(of: block, inFile: path)
+            #expect(missing == nil, "not here verbatim: \(missing ?? "")", sourceLocation: sourceLocation)
         }
     }
 }
