@@ -17,11 +17,17 @@ extension LupineClientTransport {
         for (name, value) in defaults.httpRequestHeaders where !requested.contains(name: name) {
             headers.add(name: name, value: value)
         }
+        // The body's framing is Lupine's to write, from the body itself: a `Content-Length` beside
+        // a chunked body would make two framings. One the request gives stands for the length of
+        // a body that does not know its own.
+        let declaredLength = headers.first(name: "Content-Length").flatMap(Self.length(declaredBy:))
+        headers.remove(name: "Content-Length")
+        headers.remove(name: "Transfer-Encoding")
         var lupineRequest = Lupine.Request(
             url: try Self.url(for: request, baseURL: baseURL),
             method: HTTPMethod(rawValue: request.method.rawValue),
             headers: headers,
-            body: try await self.requestBody(body),
+            body: try await self.requestBody(body, declaredLength: declaredLength),
             timeoutInterval: defaults.timeoutInterval,
             cachePolicy: defaults.cachePolicy
         )
@@ -70,15 +76,16 @@ extension LupineClientTransport {
     }
 
     /// The body as Lupine sends it: bytes when it is small, known and can be read again (so the
-    /// session may send it more than once), a stream read as the socket takes it otherwise.
+    /// session may send it more than once), a stream read as the socket takes it otherwise, of
+    /// the body's own length, else of `declaredLength`, else chunked.
     ///
     /// - Throws: what reading a buffered body throws, as `LupineError`.
-    private func requestBody(_ body: HTTPBody?) async throws(LupineError) -> Lupine.Request.Body {
+    private func requestBody(_ body: HTTPBody?, declaredLength: Int?) async throws(LupineError) -> Lupine.Request.Body {
         guard let body else {
             return .none
         }
-        guard case .known(let declared) = body.length, let length = Int(exactly: declared), length >= 0 else {
-            return .stream(length: nil) { RequestBodyReader.chunks(of: body) }
+        guard case .known(let known) = body.length, let length = Int(exactly: known), length >= 0 else {
+            return .stream(length: declaredLength) { RequestBodyReader.chunks(of: body) }
         }
         guard body.iterationBehavior == .multiple, length <= self.maximumBufferedRequestBodyLength else {
             return .stream(length: length) { RequestBodyReader.chunks(of: body) }
@@ -88,5 +95,13 @@ extension LupineClientTransport {
         } catch {
             throw error is CancellationError ? .cancelled : .transport(.requestBodyFailed(underlying: error))
         }
+    }
+
+    /// The length a `Content-Length` value gives: digits only, as RFC 9110 has it.
+    private static func length(declaredBy value: String) -> Int? {
+        guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return Int(value)
     }
 }

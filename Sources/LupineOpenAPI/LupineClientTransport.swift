@@ -37,7 +37,8 @@ public struct LupineClientTransport: ClientTransport {
     public let manager: HTTPSessionManager
     /// The longest request body, in bytes, that is read into memory before it is sent when it
     /// can be read more than once; longer bodies, and bodies that can be read only once, stream.
-    /// 1 MiB by default; 0 streams every body (and then no request with a body is sent twice).
+    /// 1 MiB by default; 0 streams every body but an empty one (and then no request with a body
+    /// is sent twice).
     public var maximumBufferedRequestBodyLength: Int
 
     /// Creates a transport that sends requests through `manager`.

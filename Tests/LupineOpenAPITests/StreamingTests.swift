@@ -49,6 +49,25 @@ import Testing
         }
     }
 
+    @Test func aContentLengthTheRequestGivesFramesOnlyABodyOfUnknownLength() async throws {
+        try await withClient { server, manager, _ in
+            // A middleware's `Content-Length: 1000`: the length of a body that does not know its
+            // own, never a second framing beside the body's own length.
+            let client = Client(
+                serverURL: server.baseURL,
+                transport: LupineClientTransport(manager: manager),
+                middlewares: [AddingFields([HTTPField(name: .contentLength, value: "1000")])]
+            )
+            for declaresLength in [false, true] {
+                let length = declaresLength ? 2000 : 1000
+                let body = DeterministicBody.upload(length: length, declaresLength: declaresLength)
+                let receipt = try await client.upload(body: .binary(body)).ok.body.json
+                #expect(receipt.bytes == Int64(length))
+                #expect(receipt.contentLength == String(length))
+            }
+        }
+    }
+
     @Test func aBodyThatFailsFailsTheRequestWithTheBodysError() async throws {
         try await withClient { server, manager, _ in
             let transport = LupineClientTransport(manager: manager)
