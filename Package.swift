@@ -7,9 +7,10 @@ let strictSwift6: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// What only the test server or only the command line needs, built and resolved when its trait is on.
+/// What only the test server, the command line or LupineOpenAPI needs, built and resolved when its trait is on.
 let testserver: TargetDependencyCondition? = .when(traits: ["TestServer"])
 let cli: TargetDependencyCondition? = .when(traits: ["CLI"])
+let openapi: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
 
 let package = Package(
     name: "Lupine",
@@ -18,20 +19,23 @@ let package = Package(
         .library(name: "Lupine", targets: ["Lupine"]),
         .library(name: "LupineImage", targets: ["LupineImage"]),
         .library(name: "LupineTestServer", targets: ["LupineTestServer"]),
+        .library(name: "LupineOpenAPI", targets: ["LupineOpenAPI"]),
         .executable(name: "lupine", targets: ["LupineCLI"]),
     ],
-    // A package that depends on Lupine resolves Hummingbird, the service lifecycle, compress-nio and
-    // the argument parser only while these traits are on (they are by default, so this package's own
-    // `swift build` and `swift test` build everything); `traits: []` leaves the library's own.
+    // A package that depends on Lupine resolves Hummingbird, the service lifecycle, compress-nio,
+    // the argument parser and swift-openapi-runtime only while these traits are on (they are by
+    // default, so this package's own `swift build` and `swift test` build everything); `traits: []`
+    // leaves the library's own.
     traits: [
         .trait(name: "TestServer", description: "The LupineTestServer product: Hummingbird, the service lifecycle, compress-nio."),
         .trait(name: "CLI", description: "The lupine command line: the argument parser, and the test server for lupine serve.", enabledTraits: ["TestServer"]),
+        .trait(name: "OpenAPI", description: "The LupineOpenAPI product: a ClientTransport for swift-openapi-runtime."),
         .trait(
             name: "ImageDecoding",
             description: "LupineImage decodes PNG, JPEG and WebP to pixels on Linux with the system's libpng, "
                 + "libjpeg-turbo (TurboJPEG) and libwebp; install libpng-dev, libturbojpeg0-dev and libwebp-dev first."
         ),
-        .default(enabledTraits: ["TestServer", "CLI"]),
+        .default(enabledTraits: ["TestServer", "CLI", "OpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -47,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // `swift package generate-documentation`; no target uses it, so a dependent never resolves it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -105,6 +111,16 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        .target(
+            name: "LupineOpenAPI",
+            dependencies: [
+                "Lupine",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openapi),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: openapi),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift6
+        ),
         .executableTarget(
             name: "LupineCLI",
             dependencies: [
@@ -140,6 +156,19 @@ let package = Package(
         .testTarget(
             name: "LupineImageTests",
             dependencies: ["LupineImage", "Lupine", "LupineTestServer"],
+            swiftSettings: strictSwift6
+        ),
+        // The generated client in Generated/ is committed; its README says how it was made.
+        .testTarget(
+            name: "LupineOpenAPITests",
+            dependencies: [
+                "LupineOpenAPI",
+                "Lupine",
+                "LupineTestServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openapi),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: openapi),
+            ],
+            exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -2,16 +2,20 @@ import Foundation
 import Testing
 
 /// What a package that depends on the `Lupine` product alone resolves, as the README's
-/// "Depending on Lupine" says: with `traits: []`, none of the test server's or the command line's
-/// packages. A real `swift package resolve` of a scratch package in a temporary folder, with its
-/// own SwiftPM cache there too, so nothing outside the folder changes.
+/// "Depending on Lupine" says: with `traits: []`, none of the test server's, the command line's or
+/// LupineOpenAPI's packages, and no more packages than the README counts. A real `swift package
+/// resolve` of a scratch package in a temporary folder, with its own SwiftPM cache there too, so
+/// nothing outside the folder changes.
 @Suite struct LibraryResolutionTests {
     /// This package's root, from this file's place in it.
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The packages only the `TestServer` and `CLI` traits reach, and the benchmark's.
-    static let toolPackages: Set<String> = ["hummingbird", "async-http-client", "compress-nio", "swift-argument-parser"]
+    /// The packages only the `TestServer`, `CLI` and `OpenAPI` traits reach, and the benchmark's.
+    static let toolPackages: Set<String> = ["hummingbird", "async-http-client", "compress-nio", "swift-argument-parser", "swift-openapi-runtime"]
+
+    /// How many packages the README says such a dependent fetches.
+    static let libraryPackageCount = 19
 
     @Test(.timeLimit(.minutes(10)))
     func aLibraryUserWithoutTraitsFetchesNoToolPackage() async throws {
@@ -41,5 +45,6 @@ import Testing
         let pins = Set((resolved?["pins"] as? [[String: Any]] ?? []).compactMap { $0["identity"] as? String })
         #expect(pins.contains("swift-nio"))
         #expect(pins.isDisjoint(with: Self.toolPackages), "fetched \(pins.intersection(Self.toolPackages).sorted())")
+        #expect(pins.count <= Self.libraryPackageCount, "fetched \(pins.sorted())")
     }
 }

@@ -1,0 +1,17 @@
+import Foundation
+import Testing
+
+/// The README's "OpenAPI clients" example is run by LupineOpenAPITests, where the generated
+/// client it calls lives; this checks that each of its lines is there, verbatim and in order.
+@Suite struct OpenAPIReadmeExampleTests {
+    @Test func theOpenAPIExampleOfTheREADMEIsRunVerbatim() throws {
+        let runner = URL(fileURLWithPath: ReadmeSection.readmePath).deletingLastPathComponent()
+            .appending(path: "Tests/LupineOpenAPITests/ReadmeExampleTests.swift").path
+        let blocks = try ReadmeSection.swiftBlocks(under: "## OpenAPI clients")
+        #expect(blocks?.count == 1)
+        for block in blocks ?? [] {
+            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: runner)
+            #expect(missing == nil, "not in \(runner) verbatim: \(missing ?? "")")
+        }
+    }
+}
