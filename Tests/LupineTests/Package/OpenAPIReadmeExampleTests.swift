@@ -7,11 +7,6 @@ import Testing
     @Test func theOpenAPIExampleOfTheREADMEIsRunVerbatim() throws {
         let runner = URL(fileURLWithPath: ReadmeSection.readmePath).deletingLastPathComponent()
             .appending(path: "Tests/LupineOpenAPITests/ReadmeExampleTests.swift").path
-        let blocks = try ReadmeSection.swiftBlocks(under: "## OpenAPI clients")
-        #expect(blocks?.count == 1)
-        for block in blocks ?? [] {
-            let missing = try ReadmeSection.firstMissingLine(of: block, inFile: runner)
-            #expect(missing == nil, "not in \(runner) verbatim: \(missing ?? "")")
-        }
+        try ReadmeSection.expectExamples(under: "## OpenAPI clients", count: 1, inFile: runner)
     }
 }
