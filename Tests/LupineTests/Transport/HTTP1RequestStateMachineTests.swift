@@ -39,6 +39,32 @@ import Testing
         #expect(framed(.PUT, .streamed(length: nil))?["Transfer-Encoding"] == ["chunked"])
     }
 
+    @Test func aCallersFramingHeadersGiveWayToTheBodys() {
+        func framed(_ method: HTTPMethod, _ body: PreparedRequest.Body, _ own: HTTPHeaders) -> HTTPHeaders? {
+            var machine = Machine()
+            var head = Self.head(method)
+            head.headers = own
+            guard case .startRequest(let head, _, _) = machine.start(1, head: head, body: body, readTimeout: nil, now: Self.t0) else {
+                return nil
+            }
+            return head.headers
+        }
+        let chunked: HTTPHeaders = ["Transfer-Encoding": "chunked", "X-Kept": "1"]
+        let sized: HTTPHeaders = ["Content-Length": "3", "content-length": "9", "X-Kept": "1"]
+        // A body of unknown length is chunked and carries no Content-Length of the caller's.
+        let streamed = framed(.PUT, .streamed(length: nil), sized)
+        #expect(streamed?.contains(name: "Content-Length") == false)
+        #expect(streamed?["Transfer-Encoding"] == ["chunked"])
+        // A sized body is sized by itself, and a caller's Transfer-Encoding goes.
+        #expect(framed(.PUT, .bytes(ByteBuffer(string: "hello")), chunked)?["Content-Length"] == ["5"])
+        #expect(framed(.PUT, .bytes(ByteBuffer(string: "hello")), chunked)?.contains(name: "Transfer-Encoding") == false)
+        #expect(framed(.PUT, .streamed(length: 7), sized)?["Content-Length"] == ["7"])
+        // No body: a GET announces none, whatever the caller set.
+        #expect(framed(.GET, .none, sized)?.contains(name: "Content-Length") == false)
+        #expect(framed(.GET, .none, chunked)?.contains(name: "Transfer-Encoding") == false)
+        #expect(framed(.GET, .none, chunked)?["X-Kept"] == ["1"])
+    }
+
     @Test func aBusyOrClosedConnectionRefusesARequest() {
         var machine = Self.running(0)
         #expect(machine.start(1, head: Self.head(), body: .none, readTimeout: nil, now: Self.t0).name == "refuseRequest")

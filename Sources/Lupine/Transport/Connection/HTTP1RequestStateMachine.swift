@@ -112,6 +112,10 @@ struct HTTP1RequestStateMachine {
             break
         }
         var head = head
+        // The body decides the framing: a caller's own Content-Length or Transfer-Encoding would
+        // give the request two framings, or one the body does not follow (RFC 9112, 6.1-6.3).
+        head.headers.remove(name: "Content-Length")
+        head.headers.remove(name: "Transfer-Encoding")
         let requestPhase: RequestPhase
         switch body {
         case .none:
