@@ -133,10 +133,13 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // What more than one test target needs; no product names it, so no dependent builds it.
+        .target(name: "LupineTestSupport", path: "Tests/LupineTestSupport", swiftSettings: strictSwift6),
         .testTarget(
             name: "LupineTests",
             dependencies: [
                 "Lupine",
+                "LupineTestSupport",
                 "LupineImage",
                 "LupineTestServer",
                 "LupineCLI",
@@ -165,6 +168,7 @@ let package = Package(
                 "LupineOpenAPI",
                 "Lupine",
                 "LupineTestServer",
+                "LupineTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openapi),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: openapi),
             ],
@@ -175,6 +179,7 @@ let package = Package(
             name: "LupineTestServerTests",
             dependencies: [
                 "LupineTestServer",
+                "LupineTestSupport",
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSwift6

@@ -2,6 +2,7 @@ import Foundation
 import Lupine
 import LupineOpenAPI
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// A 100 MiB upload and a 100 MiB download through the generated client keep memory flat.
@@ -58,31 +59,20 @@ import Testing
         let report = folder.appending(path: "report-\(length)")
         let peak = folder.appending(path: "peak-\(length)")
         let log = folder.appending(path: "log-\(length)")
-        try Data().write(to: log)
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = [
-            "-f", "%M", "-o", peak.path, executable.path,
-            "--testing-library", "swift-testing", "--filter", "FlatMemoryTests/childTransfers",
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment[ChildSettings.serverURLKey] = server.baseURL.absoluteString
         environment[ChildSettings.lengthKey] = String(length)
         environment[ChildSettings.reportKey] = report.path
-        process.environment = environment
-        let output = try FileHandle(forWritingTo: log)
-        defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+        let child = try ChildProcess.start(
+            URL(fileURLWithPath: "/usr/bin/time"),
+            ["-f", "%M", "-o", peak.path, executable.path, "--testing-library", "swift-testing", "--filter", "FlatMemoryTests/childTransfers"],
+            in: folder,
+            stdout: log,
+            stderr: log,
+            environment: environment
+        )
+        let status = await child.wait().status
         let logged = String(decoding: try Data(contentsOf: log).suffix(4096), as: UTF8.self)
         #expect(status == 0, "the child for \(length) bytes exited with \(status): \(logged)")
         let peakText = String(decoding: try Data(contentsOf: peak), as: UTF8.self)

@@ -1,25 +1,18 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 @Suite("Compressed responses")
 struct CompressionTests {
-    /// What `curl ARGUMENTS` prints on standard output; its standard error is left to the test log.
+    /// What `curl ARGUMENTS` prints on standard output; its standard error is in the issue when it fails.
     private static func curl(_ arguments: [String]) async throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        // A few hundred bytes: they sat in the pipe's buffer until curl ended.
-        return output.fileHandleForReading.readDataToEndOfFile()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (stdout, stderr) = (folder.appendingPathComponent("stdout"), folder.appendingPathComponent("stderr"))
+        let exit = try await ChildProcess.start(URL(fileURLWithPath: "/usr/bin/curl"), arguments, in: folder, stdout: stdout, stderr: stderr).wait()
+        #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self))")
+        return try Data(contentsOf: stdout)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")), arguments: [("gzip", "gzipped"), ("deflate", "deflated")])

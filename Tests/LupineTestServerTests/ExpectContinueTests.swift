@@ -73,7 +73,7 @@ struct ExpectContinueTests {
     @Test(.timeLimit(.minutes(1)))
     func aRequestRefusedOnItsHeadersGetsItsFinalStatusInsteadOfContinue() async throws {
         // Over the per-request cap: 413; within it but beyond the budget: 503.
-        let limits = LupineTestServer.Configuration(maximumRequestBodySize: 2000, requestBodyBudget: 1000)
+        let limits = LupineTestServer.Configuration(requestHeadTimeout: .seconds(60), maximumRequestBodySize: 2000, requestBodyBudget: 1000)
         try await withServer(limits) { server in
             for (length, status) in [(5000, 413), (1500, 503)] {
                 let client = try await server.connect()

@@ -6,7 +6,8 @@ import Testing
 struct LifecycleTests {
     @Test(.timeLimit(.minutes(1)))
     func stopReturnsWithStalledConnectionsOpen() async throws {
-        let server = try await LupineTestServer.start()
+        // A minute for each head: the server's own 10 s closed a connection of a loaded run early.
+        let server = try await LupineTestServer.start(.init(requestHeadTimeout: .seconds(60)))
         let stalledHead = try await server.connectToFaults()
         try await stalledHead.sendRequest("GET", "/stall-after-headers")
         #expect(try await stalledHead.readHead().header("Content-Length") == "100")

@@ -42,7 +42,7 @@ extension LupineTestServer {
 
 /// Waits until `condition` holds, checking every few milliseconds, or throws after `timeout`
 /// (for what only polling can see, such as the server's request counts).
-func waitUntil(timeout: Duration = .seconds(60), _ what: String, _ condition: () async throws -> Bool) async throws {
+func waitUntil(timeout: Duration = .seconds(120), _ what: String, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else { throw WaitTimeout(what: what) }

@@ -33,7 +33,7 @@ func withClient<Result>(
 }
 
 /// Waits until `condition` holds, polling every few milliseconds, or fails after `timeout`.
-func waitUntil(timeout: Duration = .seconds(60), _ description: String, _ condition: () async throws -> Bool) async throws {
+func waitUntil(timeout: Duration = .seconds(120), _ description: String, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else {

@@ -21,7 +21,7 @@ func withServer<Result>(
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
 func eventually(
-    timeout: Duration = .seconds(30),
+    timeout: Duration = .seconds(120),
     _ condition: () async throws -> Bool
 ) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout

@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// `lupine get` against the TLS test server (what `lupine serve --tls` runs) with the trust options.
@@ -87,27 +88,35 @@ import Testing
     @Test func serveWritesTheFilesThatGetTrusts() async throws {
         let folder = try temporaryFolder()
         let (ca, leaf) = (folder.appendingPathComponent("ca.pem"), folder.appendingPathComponent("leaf.der"))
-        let serve = Process()
-        serve.executableURL = LupineCommandLineTests.executable
-        serve.arguments = ["serve", "--tls", "--port", "0", "--ca-out", ca.path, "--cert-out", leaf.path]
-        let output = Pipe()
-        serve.standardOutput = output
-        try serve.run()
-        defer {
-            serve.terminate()
-            serve.waitUntilExit()
+        let printed = folder.appendingPathComponent("serve.out")
+        let serve = try ChildProcess.start(
+            LupineCommandLineTests.executable,
+            ["serve", "--tls", "--port", "0", "--ca-out", ca.path, "--cert-out", leaf.path],
+            in: folder,
+            stdout: printed,
+            stderr: folder.appendingPathComponent("serve.err")
+        )
+        do {
+            try await Self.checkGetTrusts(printed: printed, ca: ca, leaf: leaf)
+        } catch {
+            serve.send(SIGKILL)
+            _ = await serve.wait()
+            throw error
         }
-        // The first line names the URL; it is read on a thread of its own, never on the pool.
-        let firstLine: String = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                var line = Data()
-                while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-                    line.append(byte)
-                }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }.start()
+        serve.send(SIGTERM)
+        _ = await serve.wait()
+    }
+
+    /// `lupine get` trusts the `lupine serve` whose output is `printed` through the files it wrote.
+    private static func checkGetTrusts(printed: URL, ca: URL, leaf: URL) async throws {
+        // The first line names the URL.
+        var firstLine: String?
+        try await waitUntil("lupine serve prints its URL") {
+            let text = String(decoding: (try? Data(contentsOf: printed)) ?? Data(), as: UTF8.self)
+            firstLine = text.firstIndex(of: "\n").map { String(text[..<$0]) }
+            return firstLine != nil
         }
-        let base = try #require(firstLine.components(separatedBy: " ").last)
+        let base = try #require(firstLine?.components(separatedBy: " ").last)
         #expect(base.hasPrefix("https://"))
         let pinned = try await LupineCommandLineTests.lupine(["get", base + "/get", "--pin-cert", leaf.path])
         #expect(pinned.status == 0, "\(pinned.stderr)")

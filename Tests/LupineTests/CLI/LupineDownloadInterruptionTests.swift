@@ -103,7 +103,7 @@ import Darwin
     /// Waits (at most 30 s) until `file` holds `length` bytes: the condition the signal needs,
     /// checked every 10 ms.
     static func waitUntil(_ file: URL, holds length: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while FileDownloadProbe.size(of: file) < length {
             guard ContinuousClock.now < deadline else {
                 Issue.record("\(file.path) never reached \(length) bytes")

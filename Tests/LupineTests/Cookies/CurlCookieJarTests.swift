@@ -1,4 +1,5 @@
 import Foundation
+import LupineTestSupport
 import Lupine
 import LupineTestServer
 import Testing

@@ -31,7 +31,7 @@ struct AuthenticationInterceptorTests {
 
     /// An interceptor holding `stale` whose refresh gives `fresh` once `gate` opens, or times out
     /// after `timeout`.
-    static func refreshingToFresh(after gate: Gate, timeout: Duration = .seconds(30)) -> (BearerAuthenticator, Bearer) {
+    static func refreshingToFresh(after gate: Gate, timeout: Duration = .seconds(120)) -> (BearerAuthenticator, Bearer) {
         let authenticator = BearerAuthenticator { _ in
             await gate.wait()
             return BearerToken(token: "fresh")

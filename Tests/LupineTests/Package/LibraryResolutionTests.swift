@@ -1,4 +1,5 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 /// What a package that depends on the `Lupine` product alone resolves, as the README's

@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import LupineTestSupport
 import LupineTestServer
 import Testing
 
@@ -14,19 +15,24 @@ import Darwin
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskIsAClearErrorAndLeavesNoFile() async throws {
         let mountPoint = try temporaryFolder()
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]
-        try mount.run()
-        mount.waitUntilExit()
-        try #require(mount.terminationStatus == 0, "mount failed")
-        defer {
-            let unmount = Process()
-            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            unmount.arguments = [mountPoint.path]
-            try? unmount.run()
-            unmount.waitUntilExit()
+        try #require(await Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0, "mount failed")
+        do {
+            try await Self.downloadOntoAFullDisk(mountPoint)
+        } catch {
+            _ = await Self.run("/bin/umount", [mountPoint.path])
+            throw error
         }
+        _ = await Self.run("/bin/umount", [mountPoint.path])
+    }
+
+    /// The exit status of `command ARGUMENTS`.
+    private static func run(_ command: String, _ arguments: [String]) async -> Int32 {
+        let logs = FileManager.default.temporaryDirectory
+        let child = try? ChildProcess.start(URL(fileURLWithPath: command), arguments, in: logs, stdout: nil, stderr: URL(fileURLWithPath: "/dev/null"))
+        return await child?.wait().status ?? -1
+    }
+
+    private static func downloadOntoAFullDisk(_ mountPoint: URL) async throws {
         try await withSessionManager { server, manager in
             manager.downloadDirectory = mountPoint
             await #expect {

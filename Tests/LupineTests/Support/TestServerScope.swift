@@ -67,7 +67,7 @@ extension LupineTestServer.Configuration {
 
 /// Waits until `condition` holds, polling every few milliseconds, or fails after `timeout`.
 func waitUntil(
-    timeout: Duration = .seconds(30),
+    timeout: Duration = .seconds(120),
     _ description: String,
     _ condition: () async throws -> Bool
 ) async throws {
