@@ -22,7 +22,7 @@ final class AwaitedCompletion: Sendable {
     }
 
     /// The completion ``deliver(_:)`` received, waiting for it if need be.
-    func value() async -> TaskCompletion {
+    nonisolated(nonsending) func value() async -> TaskCompletion {
         // The usual case when the task ran inline: delivered already, no continuation needed.
         if let delivered = self.take() {
             return delivered

@@ -4,7 +4,7 @@ extension SessionManager {
     ///
     /// The task runs in the calling Swift task (no thread hand-off); `task.cancel()` reaches the
     /// transport through the task's cancellation handle, which every ``Transport`` honours.
-    func runToCompletion<Kind: SessionTask>(
+    nonisolated(nonsending) func runToCompletion<Kind: SessionTask>(
         _ make: (@escaping @Sendable (Kind, TaskCompletion) -> Void) -> Kind
     ) async -> (TaskCompletion, Kind) {
         let awaited = AwaitedCompletion()
@@ -21,7 +21,7 @@ extension SessionManager {
     /// Runs `request` as a data task in the calling Swift task, its body made into a value by
     /// `serialization`; returns its completion and the request it last sent.
     @usableFromInline
-    func runDataTask(_ request: Request, serialization: TaskSerialization) async -> (TaskCompletion, Request) {
+    nonisolated(nonsending) func runDataTask(_ request: Request, serialization: TaskSerialization) async -> (TaskCompletion, Request) {
         let (completion, task) = await self.runToCompletion { completionHandler in
             self.makeTask(
                 DataTask.self,

@@ -14,7 +14,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var runner: Task<Void, Never>?
         /// What running the task does, until it is started (then it is let go of, which ends the
         /// cycle through the task it captures).
-        var body: (@Sendable () async -> Void)?
+        var body: (nonisolated(nonsending) @Sendable () async -> Void)?
         var taskDescription: String?
         var currentRequest: Request
         var response: ResponseHead?
@@ -52,12 +52,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Sets what running the task does; the session calls it once, before handing the task out.
-    func install(_ body: @escaping @Sendable () async -> Void) {
+    func install(_ body: nonisolated(nonsending) @escaping @Sendable () async -> Void) {
         self.storage.withLock { $0.body = body }
     }
 
     /// What running the task does, taken out so it runs once.
-    private func takeBody() -> (@Sendable () async -> Void)? {
+    private func takeBody() -> (nonisolated(nonsending) @Sendable () async -> Void)? {
         self.storage.withLock { state in
             defer { state.body = nil }
             return state.body
@@ -114,7 +114,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// saves the two thread hand-offs of a runner task for callers that only await the task.
     /// When the task was already started (a `cancel()` before this call launches it already
     /// cancelled), it returns at once and the task completes on its runner.
-    func resumeInline() async {
+    nonisolated(nonsending) func resumeInline() async {
         guard self.markRunning() == true else { return }
         await self.takeBody()?()
     }

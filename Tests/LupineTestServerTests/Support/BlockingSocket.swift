@@ -18,7 +18,7 @@ struct BlockingSocket: Sendable {
     let descriptor: Int32
 
     /// Connects to `host` (an IPv4 or IPv6 literal) and `port`. Reads give up after `timeout`.
-    static func open(host: String, port: Int, timeout: Int = 30) throws -> BlockingSocket {
+    static func open(host: String, port: Int, timeout: Int = 120) throws -> BlockingSocket {
         var storage = sockaddr_storage()
         let length: socklen_t
         let family: Int32

@@ -30,7 +30,7 @@ final class DownloadFile {
     static let nameExtension = "tmp"
 
     /// A new, empty file in `directory`.
-    static func create(in directory: URL) async throws(LupineError) -> DownloadFile {
+    static nonisolated(nonsending) func create(in directory: URL) async throws(LupineError) -> DownloadFile {
         let url = directory.appending(path: "\(Self.namePrefix)\(UUID().uuidString).\(Self.nameExtension)")
         let handle = try await Self.open(url, flags: O_CREAT | O_EXCL)
         return DownloadFile(url: url, handle: handle, length: 0)
@@ -54,14 +54,14 @@ final class DownloadFile {
     /// Starts writing `chunk` at the end of the file once the previous write is done; a full
     /// disk or a file size limit is a ``LupineError/DownloadFailureReason/fileWriteFailed(_:reason:)``
     /// (reported by this call or the next).
-    func append(_ chunk: ByteBuffer) async throws(LupineError) {
+    nonisolated(nonsending) func append(_ chunk: ByteBuffer) async throws(LupineError) {
         try await self.flush()
         self.inFlight = self.fileIO.write(fileHandle: self.handle, toOffset: Int64(self.length), buffer: chunk, eventLoop: self.eventLoop)
         self.length += chunk.readableBytes
     }
 
     /// Waits for the write still running; its failure is reported here.
-    func flush() async throws(LupineError) {
+    nonisolated(nonsending) func flush() async throws(LupineError) {
         guard let inFlight = self.inFlight else { return }
         self.inFlight = nil
         do {
@@ -72,7 +72,7 @@ final class DownloadFile {
     }
 
     /// Cuts the file to its first `length` bytes (to nothing, for a download that restarts).
-    func truncate(to length: Int = 0) async throws(LupineError) {
+    nonisolated(nonsending) func truncate(to length: Int = 0) async throws(LupineError) {
         try await self.flush()
         do {
             try self.handle.withUnsafeFileDescriptor { descriptor in
@@ -87,18 +87,18 @@ final class DownloadFile {
     }
 
     /// Closes the file, keeping it, once no write is running.
-    func close() async {
+    nonisolated(nonsending) func close() async {
         try? await self.flush()
         try? self.handle.close()
     }
 
     /// Closes and deletes the file.
-    func remove() async {
+    nonisolated(nonsending) func remove() async {
         await self.close()
         try? FileManager.default.removeItem(at: self.url)
     }
 
-    private static func open(_ url: URL, flags: CInt) async throws(LupineError) -> NIOFileHandle {
+    private static nonisolated(nonsending) func open(_ url: URL, flags: CInt) async throws(LupineError) -> NIOFileHandle {
         do {
             return try await NIOThreadPool.singleton.runIfActive {
                 try NIOFileHandle(

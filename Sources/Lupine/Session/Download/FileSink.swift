@@ -41,7 +41,7 @@ struct FileSink: ResponseSink {
     /// Whether the file is this run's own (it made it), so it may be removed.
     var ownsFile: Bool { self.plan.resumeData == nil }
 
-    mutating func prepare() async throws {
+    mutating nonisolated(nonsending) func prepare() async throws {
         if let resumeData = self.plan.resumeData {
             self.file = try await DownloadFile.reopen(resumeData)
         } else {
@@ -63,7 +63,7 @@ struct FileSink: ResponseSink {
     /// The file is cut (to nothing for a new body, to the resumed length for a `206`) only when
     /// the body's first bytes arrive, or when it ends empty: a head followed by a stall, a cut or
     /// a cancel leaves the file as it was. The head's validator counts from that cut on.
-    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
+    mutating nonisolated(nonsending) func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         guard let file else { throw LupineError.cancelled }
         let length = head.contentLength
         // The whole file's length a 206 announced, with its Content-Range.

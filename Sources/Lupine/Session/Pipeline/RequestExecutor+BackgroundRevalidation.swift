@@ -51,7 +51,7 @@ extension RequestExecutor {
     }
 
     /// Sends the background request and puts what it brings into `cache`.
-    private func revalidate(_ entry: CacheEntry, with request: Request, in cache: HTTPCache, background: SessionTask) async {
+    private nonisolated(nonsending) func revalidate(_ entry: CacheEntry, with request: Request, in cache: HTTPCache, background: SessionTask) async {
         do {
             var adapted = request
             if let interceptor = self.features.interceptor {

@@ -4,7 +4,7 @@ extension RequestExecutor {
     ///
     /// - Throws: ``LupineError/resourceUnavailable(_:)`` for a miss under
     ///   ``Request/CachePolicy/returnCacheDataDontLoad``.
-    func cachedResponse(for request: Request, in cache: any ResponseCache, task: SessionTask) async throws(LupineError) -> CachedResponse? {
+    nonisolated(nonsending) func cachedResponse(for request: Request, in cache: any ResponseCache, task: SessionTask) async throws(LupineError) -> CachedResponse? {
         guard request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
         let found: CachedResponse
         // Asked in the task itself (a cache answers at once): no hop to another Swift task on
@@ -27,7 +27,7 @@ extension RequestExecutor {
 
     /// Offers a response read whole to the task's ``CachedResponseHandler`` and stores what it
     /// returns.
-    func offer(_ response: CachedResponse, for request: Request, to cache: any ResponseCache, task: SessionTask) async {
+    nonisolated(nonsending) func offer(_ response: CachedResponse, for request: Request, to cache: any ResponseCache, task: SessionTask) async {
         var kept: CachedResponse? = response
         if let handler = self.features.cachedResponseHandler {
             kept = await handler.task(task, willCache: response)

@@ -3,7 +3,7 @@ import Foundation
 extension RequestExecutor {
     /// One attempt: sends `request`, follows redirects and answers Basic challenges, and returns
     /// the final response with its body unread. Every discarded hop's metrics go to `outcome`.
-    func exchange(
+    nonisolated(nonsending) func exchange(
         _ task: SessionTask,
         startingWith request: Request,
         outcome: inout ExecutionOutcome
@@ -70,7 +70,7 @@ extension RequestExecutor {
     }
 
     /// The next request when `head` is a redirect the task's ``RedirectHandler`` follows.
-    private func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) async throws(LupineError) -> Request? {
+    private nonisolated(nonsending) func redirect(_ task: SessionTask, from request: Request, head: ResponseHead) async throws(LupineError) -> Request? {
         guard let next = try RedirectPolicy.redirectedRequest(for: request, head: head) else { return nil }
         let followed: Request?
         if let handler = self.features.redirectHandler {

@@ -50,7 +50,7 @@ extension RequestExecutor {
     /// Delivers a stored response to the sink and tells the monitors; `false` when the stored
     /// body could not be read (the cache has dropped it) and the request should be sent instead.
     /// A `HEAD` gets the stored head and no body.
-    func serve<Sink: ResponseSink>(
+    nonisolated(nonsending) func serve<Sink: ResponseSink>(
         _ stored: CacheEntry,
         as status: CacheStatus,
         into sink: inout Sink,
@@ -66,7 +66,7 @@ extension RequestExecutor {
     }
 
     /// Delivers the `504 Gateway Timeout` an unsatisfiable `only-if-cached` request gets.
-    func answerGatewayTimeout<Sink: ResponseSink>(for request: Request, into sink: inout Sink, task: SessionTask, outcome: inout ExecutionOutcome) async throws {
+    nonisolated(nonsending) func answerGatewayTimeout<Sink: ResponseSink>(for request: Request, into sink: inout Sink, task: SessionTask, outcome: inout ExecutionOutcome) async throws {
         let head = ResponseHead(status: .gatewayTimeout, headers: ["Content-Length": "0"], url: request.url)
         outcome.head = head
         task.didReceive(head)
@@ -95,7 +95,7 @@ extension RequestExecutor {
     }
 
     /// Stores a body read whole once the task's ``CachedResponseHandler`` let it.
-    func store(_ body: [UInt8], head: ResponseHead, for request: Request, in cache: HTTPCache, exchange: CacheExchangeTimes, task: SessionTask) async {
+    nonisolated(nonsending) func store(_ body: [UInt8], head: ResponseHead, for request: Request, in cache: HTTPCache, exchange: CacheExchangeTimes, task: SessionTask) async {
         guard let kept = await self.handlerVerdict(on: CachedResponse(head: head, data: body), task: task),
             let writer = cache.writer(for: request, response: kept.head, requestTime: exchange.requestTime, responseTime: exchange.responseTime)
         else { return }
@@ -105,14 +105,14 @@ extension RequestExecutor {
 
     /// A writer for a body handed on as it arrives, when the handler lets the response be stored;
     /// the handler sees the head only (the body has not arrived).
-    func streamWriter(head: ResponseHead, for request: Request, in cache: HTTPCache, exchange: CacheExchangeTimes, task: SessionTask) async -> CacheEntryWriter? {
+    nonisolated(nonsending) func streamWriter(head: ResponseHead, for request: Request, in cache: HTTPCache, exchange: CacheExchangeTimes, task: SessionTask) async -> CacheEntryWriter? {
         guard let kept = await self.handlerVerdict(on: CachedResponse(head: head, data: []), task: task) else { return nil }
         return cache.writer(for: request, response: kept.head, requestTime: exchange.requestTime, responseTime: exchange.responseTime)
     }
 
     /// What the task's ``CachedResponseHandler`` keeps of `response`; `nil` for nothing, and for a
     /// task cancelled meanwhile.
-    private func handlerVerdict(on response: CachedResponse, task: SessionTask) async -> CachedResponse? {
+    private nonisolated(nonsending) func handlerVerdict(on response: CachedResponse, task: SessionTask) async -> CachedResponse? {
         var kept: CachedResponse? = response
         if let handler = self.features.cachedResponseHandler {
             kept = await handler.task(task, willCache: response)

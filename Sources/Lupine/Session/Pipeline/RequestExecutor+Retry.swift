@@ -7,7 +7,7 @@ extension RequestExecutor {
     /// ``RetryDecision/doNotRetryWithError(_:)``, fails the task with its error: a
     /// ``LupineError`` as itself (an interceptor's `authenticationFailed`, a cancel), anything
     /// else as ``LupineError/requestRetryFailed(underlying:original:)``.
-    func retryDelay(
+    nonisolated(nonsending) func retryDelay(
         after failure: LupineError,
         sending sent: Request,
         response: ResponseHead?,
@@ -60,7 +60,7 @@ extension RequestExecutor {
     /// Gets ready to send the attempt again: drains the refused response's body (so its
     /// connection can be reused), keeps the failed request's metrics, and waits `delay`; a
     /// cancel of the task ends the wait at once.
-    func prepareRetry(
+    nonisolated(nonsending) func prepareRetry(
         after delay: Duration,
         of task: SessionTask,
         outcome: inout ExecutionOutcome,
@@ -90,7 +90,7 @@ extension RequestExecutor {
     /// path of a request that succeeds at once, since it costs a hop) on a Swift task of its own that a cancel of `task` cancels, whether by ``SessionTask/cancel()``
     /// (which cannot reach the Swift task a task runs inline in) or by its Swift task being
     /// cancelled.
-    static func cancellable<Value: Sendable>(
+    static nonisolated(nonsending) func cancellable<Value: Sendable>(
         by task: SessionTask,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {

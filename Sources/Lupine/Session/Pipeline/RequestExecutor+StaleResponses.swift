@@ -17,7 +17,7 @@ extension RequestExecutor {
     /// Consults `cache` for `keyed` and answers from it when it can: `nil` when a stored response
     /// (or the `504` of `only-if-cached`) was delivered, otherwise what the attempt needs, with
     /// the validation's conditions added to `request`.
-    func cachePoint<Sink: ResponseSink>(
+    nonisolated(nonsending) func cachePoint<Sink: ResponseSink>(
         _ cache: HTTPCache,
         keyed: Request,
         request: inout Request,
@@ -47,7 +47,7 @@ extension RequestExecutor {
 
     /// Delivers `fallback` in place of a transport error, once the retriers have let it stand;
     /// `false` (deliver the error) for any other failure, or when its body cannot be read.
-    func serve<Sink: ResponseSink>(
+    nonisolated(nonsending) func serve<Sink: ResponseSink>(
         _ fallback: CacheEntry?,
         insteadOf failure: LupineError,
         into sink: inout Sink,
@@ -61,7 +61,7 @@ extension RequestExecutor {
     /// Delivers `fallback` in place of a final `500`, `502`, `503` or `504`, whose body is then
     /// drained (the first ``drainLimit`` bytes; a longer one closes its connection); `false` (deliver the response) for any other status, or when the stored body
     /// cannot be read.
-    func serve<Sink: ResponseSink>(
+    nonisolated(nonsending) func serve<Sink: ResponseSink>(
         _ fallback: CacheEntry?,
         insteadOf response: TransportResponse,
         head: ResponseHead,

@@ -15,7 +15,7 @@ enum SinkVerdict {
 /// request, hands it the final response, and lets it settle the outcome at the end.
 protocol ResponseSink {
     /// Gets ready before the first attempt (a download opens its file).
-    mutating func prepare() async throws
+    mutating nonisolated(nonsending) func prepare() async throws
 
     /// The request an attempt sends for `original` (a download adds its `Range`).
     func request(for original: Request) -> Request
@@ -28,14 +28,14 @@ protocol ResponseSink {
     var cacheableBody: [UInt8]? { get }
 
     /// Takes the final response's body.
-    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict
+    mutating nonisolated(nonsending) func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict
 
     /// Takes a stored response a cache answered with instead of the network.
-    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws
+    mutating nonisolated(nonsending) func receive(cached response: CachedResponse, task: SessionTask) async throws
 
     /// Takes a response the ``HTTPCache`` answered with; `false`, with nothing delivered, when the
     /// stored body cannot be read (the cache drops such an entry).
-    mutating func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool
+    mutating nonisolated(nonsending) func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool
 
     /// Whether the body is handed on as it arrives, so the ``HTTPCache`` stores it through
     /// ``cacheWriter`` chunk by chunk rather than from ``cacheableBody``.
@@ -47,12 +47,12 @@ protocol ResponseSink {
     /// Settles the outcome once the loop has ended, with `error` when it failed: puts the body
     /// (or the file) into `outcome` and sets its error, which the sink may turn into another
     /// (an interrupted download carries its resume data).
-    mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async
+    mutating nonisolated(nonsending) func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async
 }
 
 extension ResponseSink {
-    mutating func prepare() async throws {}
-    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {}
+    mutating nonisolated(nonsending) func prepare() async throws {}
+    mutating nonisolated(nonsending) func receive(cached response: CachedResponse, task: SessionTask) async throws {}
     var usesCache: Bool { false }
     var cacheableBody: [UInt8]? { nil }
     var streamsToCache: Bool { false }
@@ -62,7 +62,7 @@ extension ResponseSink {
     }
 
     /// Reads the stored body whole and takes it as any cached response.
-    mutating func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool {
+    mutating nonisolated(nonsending) func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool {
         guard let data = try? entry.readBody() else { return false }
         task.didReceive(entry.head)
         try await self.receive(cached: CachedResponse(head: entry.head, data: data), task: task)
@@ -80,20 +80,20 @@ struct MemorySink: ResponseSink {
 
     var cacheableBody: [UInt8]? { self.data }
 
-    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
+    mutating nonisolated(nonsending) func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         let length = head.contentLength
         task.delegate.willReceiveBody(length: length)
         self.data = try await executor.readBody(body, expectedLength: length, of: task)
         return .done
     }
 
-    mutating func receive(cached response: CachedResponse, task: SessionTask) async throws {
+    mutating nonisolated(nonsending) func receive(cached response: CachedResponse, task: SessionTask) async throws {
         task.delegate.willReceiveBody(length: response.data.count)
         task.delegate.didReceiveBody(bytes: response.data.count)
         self.data = response.data
     }
 
-    mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
+    mutating nonisolated(nonsending) func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
         outcome.data = self.data
         outcome.error = error
     }
@@ -115,7 +115,7 @@ struct HandlerSink: ResponseSink {
 
     var streamsToCache: Bool { true }
 
-    mutating func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
+    mutating nonisolated(nonsending) func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
         task.delegate.willReceiveBody(length: head.contentLength)
         try await Self.handing(head, to: self.receiveHead)
         let writer = self.cacheWriter
@@ -127,7 +127,7 @@ struct HandlerSink: ResponseSink {
     }
 
     /// Hands a stored body on in chunks as it is read, so a large one never sits in memory.
-    mutating func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool {
+    mutating nonisolated(nonsending) func receive(entry: CacheEntry, task: SessionTask) async throws -> Bool {
         task.didReceive(entry.head)
         task.delegate.willReceiveBody(length: entry.bodyLength)
         try await Self.handing(entry.head, to: self.receiveHead)
@@ -139,7 +139,7 @@ struct HandlerSink: ResponseSink {
         return true
     }
 
-    mutating func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
+    mutating nonisolated(nonsending) func finish(_ outcome: inout ExecutionOutcome, error: LupineError?) async {
         outcome.error = error
     }
 
