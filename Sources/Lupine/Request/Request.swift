@@ -29,30 +29,65 @@ public struct Request: Sendable {
         case returnCacheDataDontLoad
     }
 
+    /// The fields, shared by copies of the request until one of them changes: a request is
+    /// stored and passed along several times per task, and each copy is then one reference
+    /// count rather than one for each field.
+    private var storage: RequestStorage
+
     /// The absolute URL.
-    public var url: URL
+    public var url: URL {
+        get { self.storage.url }
+        _modify { yield &self.uniqueStorage().url }
+    }
     /// The method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { self.storage.method }
+        _modify { yield &self.uniqueStorage().method }
+    }
     /// The header fields.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { self.storage.headers }
+        _modify { yield &self.uniqueStorage().headers }
+    }
     /// The body.
-    public var body: Body
+    public var body: Body {
+        get { self.storage.body }
+        _modify { yield &self.uniqueStorage().body }
+    }
     /// How long the request may take as a whole, in seconds; `nil` for no limit.
-    public var timeoutInterval: TimeInterval?
+    public var timeoutInterval: TimeInterval? {
+        get { self.storage.timeoutInterval }
+        _modify { yield &self.uniqueStorage().timeoutInterval }
+    }
     /// How a cached response may be used.
-    public var cachePolicy: CachePolicy
+    public var cachePolicy: CachePolicy {
+        get { self.storage.cachePolicy }
+        _modify { yield &self.uniqueStorage().cachePolicy }
+    }
     /// Whether the session's ``CookieStorage`` adds its cookies to this request and keeps the
     /// ones its responses set (AFNetworking's `HTTPShouldHandleCookies`); `true` by default.
-    public var httpShouldHandleCookies = true
+    public var httpShouldHandleCookies: Bool {
+        get { self.storage.httpShouldHandleCookies }
+        _modify { yield &self.uniqueStorage().httpShouldHandleCookies }
+    }
     /// This request's own adapter and retrier, run before the session's
     /// (``SessionManager/interceptor``); `nil` for the session's only.
-    public var interceptor: (any RequestInterceptor)?
+    public var interceptor: (any RequestInterceptor)? {
+        get { self.storage.interceptor }
+        _modify { yield &self.uniqueStorage().interceptor }
+    }
     /// This request's own redirect handler, asked instead of the session's
     /// (``SessionManager/redirectHandler``); `nil` for the session's.
-    public var redirectHandler: (any RedirectHandler)?
+    public var redirectHandler: (any RedirectHandler)? {
+        get { self.storage.redirectHandler }
+        _modify { yield &self.uniqueStorage().redirectHandler }
+    }
     /// This request's own cached-response handler, asked instead of the session's
     /// (``SessionManager/cachedResponseHandler``); `nil` for the session's.
-    public var cachedResponseHandler: (any CachedResponseHandler)?
+    public var cachedResponseHandler: (any CachedResponseHandler)? {
+        get { self.storage.cachedResponseHandler }
+        _modify { yield &self.uniqueStorage().cachedResponseHandler }
+    }
 
     /// Creates a request.
     public init(
@@ -64,13 +99,23 @@ public struct Request: Sendable {
         cachePolicy: CachePolicy = .useProtocolCachePolicy,
         interceptor: (any RequestInterceptor)? = nil
     ) {
-        self.url = url
-        self.method = method
-        self.headers = headers
-        self.body = body
-        self.timeoutInterval = timeoutInterval
-        self.cachePolicy = cachePolicy
-        self.interceptor = interceptor
+        self.storage = RequestStorage(
+            url: url,
+            method: method,
+            headers: headers,
+            body: body,
+            timeoutInterval: timeoutInterval,
+            cachePolicy: cachePolicy,
+            interceptor: interceptor
+        )
+    }
+
+    /// The storage, copied first when another request shares it.
+    private mutating func uniqueStorage() -> RequestStorage {
+        if !isKnownUniquelyReferenced(&self.storage) {
+            self.storage = RequestStorage(copying: self.storage)
+        }
+        return self.storage
     }
 
     /// The value of the header field `name` (case-insensitive), or `nil`.
