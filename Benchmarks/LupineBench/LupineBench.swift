@@ -16,8 +16,20 @@ import NIOPosix
 /// Servers run in processes of their own, pinned to the last core while the clients keep the first.
 @main
 struct LupineBench {
+    static let usage = """
+        usage: lupine-bench [--only session|layer|cache|observability|images|transfers] [--rounds N]
+                            [--requests N] [--transfer-bytes N] [--nio-executor]
+               lupine-bench --profile transport|session [--concurrency N] [--requests N] [--url BASE]
+        """
+
     static func main() async throws {
         let arguments = CommandLine.arguments
+        // Anything it does not know is refused before a server starts or a round runs.
+        if let unknown = Self.unknownArgument(in: arguments) {
+            let complaint = unknown == "--help" || unknown == "-h" ? "" : "lupine-bench: \(unknown) is not an argument it takes, or lacks its value\n"
+            FileHandle.standardError.write(Data((complaint + Self.usage + "\n").utf8))
+            exit(complaint.isEmpty ? 0 : 2)
+        }
         // Swift concurrency on NIO's event loops when asked: an await that NIO
         // resumes then carries on on the same thread. Installed before anything is enqueued.
         let onEventLoops = arguments.contains("--nio-executor") && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
@@ -64,6 +76,24 @@ struct LupineBench {
             print("\nlarge transfers: LupineTestServer at \(child.baseURL.absoluteString) in a child process")
             TransferBenchmark.print(try await TransferBenchmark.run(base: child.baseURL, size: transferSize))
         }
+    }
+
+    /// The first argument that is neither a known flag nor the value of one, if any.
+    static func unknownArgument(in arguments: [String]) -> String? {
+        let flags: Set = ["--nio-executor", "--serve"]
+        let options: Set = ["--only", "--rounds", "--requests", "--transfer-bytes", "--profile", "--concurrency", "--url"]
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if options.contains(argument), index + 1 < arguments.count {
+                index += 2
+            } else if flags.contains(argument) {
+                index += 1
+            } else {
+                return argument
+            }
+        }
+        return nil
     }
 
     /// One path alone for a profiler, against `url` or a pinned server of its own.
