@@ -39,16 +39,20 @@ extension LupineClientTransport {
     /// client), as swift-openapi-runtime's transports join them.
     static func url(for request: HTTPRequest, baseURL: URL) throws(LupineError) -> URL {
         let path = request.path ?? ""
+        // The path is read after an authority, so that one starting with `//` (an empty path
+        // parameter first in its template) stays a path instead of naming a host.
+        let rooted = path.hasPrefix("/") ? path : "/" + path
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
-            let requested = URLComponents(string: path)
+            let requested = URLComponents(string: "http://base" + rooted)
         else {
             throw LupineError.invalidURL(baseURL.absoluteString + path)
         }
+        let requestedPath = path.hasPrefix("/") ? requested.percentEncodedPath : String(requested.percentEncodedPath.dropFirst())
         var basePath = components.percentEncodedPath
-        if basePath.hasSuffix("/") && requested.percentEncodedPath.hasPrefix("/") {
+        if basePath.hasSuffix("/") && requestedPath.hasPrefix("/") {
             basePath.removeLast()
         }
-        components.percentEncodedPath = basePath + requested.percentEncodedPath
+        components.percentEncodedPath = basePath + requestedPath
         components.percentEncodedQuery = requested.percentEncodedQuery
         guard let url = components.url, url.host?.isEmpty == false else {
             throw LupineError.invalidURL(baseURL.absoluteString + path)
