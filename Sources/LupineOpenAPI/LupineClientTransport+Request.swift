@@ -83,7 +83,7 @@ extension LupineClientTransport {
     /// session may send it more than once), a stream read as the socket takes it otherwise, of
     /// the body's own length, else of `declaredLength`, else chunked.
     ///
-    /// - Throws: what reading a buffered body throws, as `LupineError`.
+    /// - Throws: what ``bytes(of:length:)`` throws for a buffered body.
     private func requestBody(_ body: HTTPBody?, declaredLength: Int?) async throws(LupineError) -> Lupine.Request.Body {
         guard let body else {
             return .none
@@ -94,11 +94,38 @@ extension LupineClientTransport {
         guard body.iterationBehavior == .multiple, length <= self.maximumBufferedRequestBodyLength else {
             return .stream(length: length) { RequestBodyReader.chunks(of: body) }
         }
+        return .bytes(try await Self.bytes(of: body, length: length))
+    }
+
+    /// The bytes of `body`, which says it has `length` of them.
+    ///
+    /// - Throws: `TransportError.requestBodyLengthMismatch(declared:produced:)` for a body with
+    ///   fewer bytes or more (counted to the chunk that goes past), as when it streams; what
+    ///   reading it throws, as `LupineError`.
+    private static func bytes(of body: HTTPBody, length: Int) async throws(LupineError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        // The length is the body's word: memory grows with what it produces, not with that.
+        bytes.reserveCapacity(min(length, 64 * 1024))
         do {
-            return .bytes(try await [UInt8](collecting: body, upTo: length))
+            for try await chunk in body {
+                let produced = bytes.count + chunk.count
+                guard produced <= length else {
+                    throw LupineError.transport(.requestBodyLengthMismatch(declared: length, produced: produced))
+                }
+                bytes.append(contentsOf: chunk)
+            }
+        } catch let error as LupineError {
+            throw error
         } catch {
             throw error is CancellationError ? .cancelled : .transport(.requestBodyFailed(underlying: error))
         }
+        if Task.isCancelled {
+            throw .cancelled
+        }
+        guard bytes.count == length else {
+            throw .transport(.requestBodyLengthMismatch(declared: length, produced: bytes.count))
+        }
+        return bytes
     }
 
     /// The length a `Content-Length` value gives: digits only, as RFC 9110 has it.

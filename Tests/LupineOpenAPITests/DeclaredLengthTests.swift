@@ -1,0 +1,34 @@
+import Foundation
+import HTTPTypes
+import Lupine
+import LupineOpenAPI
+import OpenAPIRuntime
+import Testing
+
+/// A request body whose `HTTPBody.length` is not what it produces fails the same way whether
+/// the transport streams it or reads it into memory first: with the length mismatch, never sent
+/// whole under a length it does not have.
+@Suite struct DeclaredLengthTests {
+    @Test(arguments: [IterationBehavior.single, .multiple], [(declared: 10, produced: 5), (declared: 2, produced: 5)])
+    func aBodyOfAnotherLengthThanItDeclaresFails(iterationBehavior: IterationBehavior, lengths: (declared: Int, produced: Int)) async throws {
+        try await withClient { server, manager, _ in
+            let transport = LupineClientTransport(manager: manager)
+            let body = HTTPBody(
+                DeterministicBody.Chunks(length: 5, chunkSize: 5),
+                length: .known(Int64(lengths.declared)),
+                iterationBehavior: iterationBehavior
+            )
+            let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/anything")
+            let error = await #expect(throws: LupineError.self) {
+                try await transport.send(request, body: body, baseURL: server.baseURL, operationID: "post")
+            }
+            guard case .transport(.requestBodyLengthMismatch(let declared, let produced))? = error else {
+                Issue.record("expected a length mismatch, got \(String(describing: error))")
+                return
+            }
+            #expect(declared == lengths.declared)
+            #expect(produced == lengths.produced)
+        }
+    }
+
+}
