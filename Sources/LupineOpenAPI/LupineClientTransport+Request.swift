@@ -19,10 +19,14 @@ extension LupineClientTransport {
         }
         // The body's framing is Lupine's to write, from the body itself: a `Content-Length` beside
         // a chunked body would make two framings. One the request gives stands for the length of
-        // a body that does not know its own.
+        // a body that does not know its own; a `Content-Length: 0` without a body agrees with it,
+        // and stays (curl sends it).
         let declaredLength = headers.first(name: "Content-Length").flatMap(Self.length(declaredBy:))
         headers.remove(name: "Content-Length")
         headers.remove(name: "Transfer-Encoding")
+        if body == nil, declaredLength == 0 {
+            headers.add(name: "Content-Length", value: "0")
+        }
         var lupineRequest = Lupine.Request(
             url: try Self.url(for: request, baseURL: baseURL),
             method: HTTPMethod(rawValue: request.method.rawValue),
