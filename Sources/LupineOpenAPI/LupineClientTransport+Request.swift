@@ -19,10 +19,14 @@ extension LupineClientTransport {
         }
         // The body's framing is Lupine's to write, from the body itself: a `Content-Length` beside
         // a chunked body would make two framings. One the request gives stands for the length of
-        // a body that does not know its own.
+        // a body that does not know its own; a `Content-Length: 0` without a body agrees with it,
+        // and stays (curl sends it).
         let declaredLength = headers.first(name: "Content-Length").flatMap(Self.length(declaredBy:))
         headers.remove(name: "Content-Length")
         headers.remove(name: "Transfer-Encoding")
+        if body == nil, declaredLength == 0 {
+            headers.add(name: "Content-Length", value: "0")
+        }
         var lupineRequest = Lupine.Request(
             url: try Self.url(for: request, baseURL: baseURL),
             method: HTTPMethod(rawValue: request.method.rawValue),
@@ -39,16 +43,20 @@ extension LupineClientTransport {
     /// client), as swift-openapi-runtime's transports join them.
     static func url(for request: HTTPRequest, baseURL: URL) throws(LupineError) -> URL {
         let path = request.path ?? ""
+        // The path is read after an authority, so that one starting with `//` (an empty path
+        // parameter first in its template) stays a path instead of naming a host.
+        let rooted = path.hasPrefix("/") ? path : "/" + path
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
-            let requested = URLComponents(string: path)
+            let requested = URLComponents(string: "http://base" + rooted)
         else {
             throw LupineError.invalidURL(baseURL.absoluteString + path)
         }
+        let requestedPath = path.hasPrefix("/") ? requested.percentEncodedPath : String(requested.percentEncodedPath.dropFirst())
         var basePath = components.percentEncodedPath
-        if basePath.hasSuffix("/") && requested.percentEncodedPath.hasPrefix("/") {
+        if basePath.hasSuffix("/") && requestedPath.hasPrefix("/") {
             basePath.removeLast()
         }
-        components.percentEncodedPath = basePath + requested.percentEncodedPath
+        components.percentEncodedPath = basePath + requestedPath
         components.percentEncodedQuery = requested.percentEncodedQuery
         guard let url = components.url, url.host?.isEmpty == false else {
             throw LupineError.invalidURL(baseURL.absoluteString + path)
@@ -79,7 +87,7 @@ extension LupineClientTransport {
     /// session may send it more than once), a stream read as the socket takes it otherwise, of
     /// the body's own length, else of `declaredLength`, else chunked.
     ///
-    /// - Throws: what reading a buffered body throws, as `LupineError`.
+    /// - Throws: what ``bytes(of:length:)`` throws for a buffered body.
     private func requestBody(_ body: HTTPBody?, declaredLength: Int?) async throws(LupineError) -> Lupine.Request.Body {
         guard let body else {
             return .none
@@ -90,11 +98,38 @@ extension LupineClientTransport {
         guard body.iterationBehavior == .multiple, length <= self.maximumBufferedRequestBodyLength else {
             return .stream(length: length) { RequestBodyReader.chunks(of: body) }
         }
+        return .bytes(try await Self.bytes(of: body, length: length))
+    }
+
+    /// The bytes of `body`, which says it has `length` of them.
+    ///
+    /// - Throws: `TransportError.requestBodyLengthMismatch(declared:produced:)` for a body with
+    ///   fewer bytes or more (counted to the chunk that goes past), as when it streams; what
+    ///   reading it throws, as `LupineError`.
+    private static func bytes(of body: HTTPBody, length: Int) async throws(LupineError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        // The length is the body's word: memory grows with what it produces, not with that.
+        bytes.reserveCapacity(min(length, 64 * 1024))
         do {
-            return .bytes(try await [UInt8](collecting: body, upTo: length))
+            for try await chunk in body {
+                let produced = bytes.count + chunk.count
+                guard produced <= length else {
+                    throw LupineError.transport(.requestBodyLengthMismatch(declared: length, produced: produced))
+                }
+                bytes.append(contentsOf: chunk)
+            }
+        } catch let error as LupineError {
+            throw error
         } catch {
             throw error is CancellationError ? .cancelled : .transport(.requestBodyFailed(underlying: error))
         }
+        if Task.isCancelled {
+            throw .cancelled
+        }
+        guard bytes.count == length else {
+            throw .transport(.requestBodyLengthMismatch(declared: length, produced: bytes.count))
+        }
+        return bytes
     }
 
     /// The length a `Content-Length` value gives: digits only, as RFC 9110 has it.

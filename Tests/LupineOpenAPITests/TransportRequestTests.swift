@@ -29,6 +29,28 @@ import Testing
         }
     }
 
+    @Test func aPathThatStartsWithTwoSlashesStaysAPath() async throws {
+        // A path parameter left empty at the start of a template (`/{owner}/repos`) makes such a
+        // path; read as a URL reference, `//evil.example/x` would name a host, and its path
+        // would lose a segment.
+        try await withClient { server, manager, _ in
+            let transport = LupineClientTransport(manager: manager)
+            for path in ["//repos", "//evil.example/x?a=1"] {
+                let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: path)
+                let (response, body) = try await transport.send(
+                    request,
+                    body: nil,
+                    baseURL: server.baseURL.appending(path: "anything/api"),
+                    operationID: "echo"
+                )
+                #expect(response.status == .ok)
+                let data = try await Data(collecting: try #require(body), upTo: 1 << 20)
+                let echo = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                #expect(echo?["url"] as? String == server.baseURL.absoluteString + "/anything/api" + path)
+            }
+        }
+    }
+
     @Test func aSmallBodyThatCanBeReadAgainIsSentAgainOnARetry() async throws {
         try await withClient(configuring: { $0.interceptor = RetryPolicy(exponentialBackoffScale: .zero) }) { server, manager, _ in
             let transport = LupineClientTransport(manager: manager)

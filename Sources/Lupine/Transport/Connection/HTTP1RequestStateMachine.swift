@@ -114,12 +114,16 @@ struct HTTP1RequestStateMachine {
         var head = head
         // The body decides the framing: a caller's own Content-Length or Transfer-Encoding would
         // give the request two framings, or one the body does not follow (RFC 9112, 6.1-6.3).
+        // Only a Content-Length of 0 on a request without a body agrees with it, and stays, as
+        // curl sends it.
+        let lengths = head.headers["Content-Length"]
+        let callerAnnouncesNoBody = !lengths.isEmpty && lengths.allSatisfy { $0 == "0" }
         head.headers.remove(name: "Content-Length")
         head.headers.remove(name: "Transfer-Encoding")
         let requestPhase: RequestPhase
         switch body {
         case .none:
-            if head.method == .POST || head.method == .PUT || head.method == .PATCH {
+            if callerAnnouncesNoBody || head.method == .POST || head.method == .PUT || head.method == .PATCH {
                 head.headers.replaceOrAdd(name: "Content-Length", value: "0")
             }
             requestPhase = .sent
