@@ -176,6 +176,9 @@ public final class NIOTransport: Transport {
     ) async {
         do {
             try await produce(connection.bodyWriter(of: id))
+            // A source that simply ends when its task is cancelled (as `AsyncStream` does) must
+            // not end the body on the wire: the server would take a cut body for a whole one.
+            try Task.checkCancellation()
             try await connection.finishBody(of: id)
         } catch {
             connection.failBody(error, of: id)
