@@ -22,6 +22,8 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     private let connectionID: Int
     private var state = State.idle
     private var queued: [FaultRequest] = []
+    /// The next chunk of an endless body, while one is being sent.
+    private var pouring: Scheduled<Void>?
     /// Set once `/keep-alive-once` has been answered on this connection.
     private var servedKeepAliveOnce = false
     private var headDeadline: ConnectionDeadline
@@ -55,6 +57,7 @@ final class FaultConnectionHandler: ChannelInboundHandler {
         if case .dripping(_, _, let task) = state {
             task?.cancel()
         }
+        pouring?.cancel()
         state = .silenced
         context.fireChannelInactive()
     }
@@ -126,6 +129,11 @@ final class FaultConnectionHandler: ChannelInboundHandler {
                     writeThenClose(response, context: context)
                 }
             }
+        case .endlessRedirect(let location):
+            state = .silenced
+            let head = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), ("Transfer-Encoding", "chunked")], connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(head), promise: nil)
+            pour(context: context, sent: 0)
         case .keepAliveOnce:
             servedKeepAliveOnce = true
             let response = RawResponse.complete(contentType: "application/json", body: #"{"request":1}"#, connectionID: id)
@@ -166,6 +174,21 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             self.drip(context: context)
         }
         state = .dripping(remaining: remaining, interval: interval, task: task)
+    }
+
+    /// Sends the next chunk of an endless body whenever the client has taken the last ones, every
+    /// millisecond, until the connection closes or ``FaultEndpoint/maximumEndlessBytes`` are out.
+    private func pour(context: ChannelHandlerContext, sent: Int) {
+        guard sent < FaultEndpoint.maximumEndlessBytes, context.channel.isActive else { return }
+        var sent = sent
+        if context.channel.isWritable {
+            let chunk = RawResponse.chunk(16 * 1024)
+            sent += chunk.readableBytes
+            context.writeAndFlush(wrapOutboundOut(chunk), promise: nil)
+        }
+        pouring = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { [sent] in
+            self.pour(context: context, sent: sent)
+        }
     }
 
     private func respondToQueued(context: ChannelHandlerContext) {

@@ -26,6 +26,9 @@ enum FaultEndpoint: Equatable {
     /// (for interrupting a client mid-body); with `etag=none` no `ETag` is sent, so the body has
     /// no validator.
     case interrupt(bytes: Int, at: Int, rangeStart: Int?, stalls: Bool, sendsEntityTag: Bool)
+    /// `/endless-redirect?to=URL`: a `302 Found` to URL whose chunked body never ends: 16 KiB
+    /// chunks for as long as the client reads them (up to ``maximumEndlessBytes``).
+    case endlessRedirect(location: String)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -37,6 +40,9 @@ enum FaultEndpoint: Equatable {
     case badRequest(String)
     /// Any other path.
     case notFound
+
+    /// Largest body `/endless-redirect` sends before it stops (without ending it).
+    static let maximumEndlessBytes = 1 << 30
 
     /// Largest body `/drip` sends.
     static let maximumDripBytes = 10 * 1024 * 1024
@@ -55,6 +61,9 @@ enum FaultEndpoint: Equatable {
         case "/connection-close": self = .connectionClose
         case "/drip": self = Self.drip(query: request.query)
         case "/interrupt": self = Self.interrupt(request)
+        case "/endless-redirect":
+            let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
+            self = location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : .endlessRedirect(location: location)
         default: self = .notFound
         }
     }

@@ -36,6 +36,14 @@ enum RawResponse {
         ByteBuffer(repeating: UInt8(ascii: "x"), count: count)
     }
 
+    /// One chunk of a chunked body: `count` filler bytes with their size line.
+    static func chunk(_ count: Int) -> ByteBuffer {
+        var buffer = ByteBuffer(string: String(count, radix: 16) + "\r\n")
+        buffer.writeImmutableBuffer(Self.filler(count))
+        buffer.writeString("\r\n")
+        return buffer
+    }
+
     /// About 200 KiB of header lines: 200 headers of 1 KiB each, well past NIOHTTP1's 80 KiB limit.
     static let oversizedHeaderLines: [(String, String)] = (0..<200).map { index in
         ("X-Lupine-Filler-\(index)", String(repeating: "a", count: 1000))

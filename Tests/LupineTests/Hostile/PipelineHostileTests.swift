@@ -36,6 +36,24 @@ import Testing
         }
     }
 
+    /// A redirect whose body never ends is followed once a little of it is read: the body is
+    /// not read until a timeout comes (and with none, for ever).
+    @Test(.timeLimit(.minutes(2)))
+    func aRedirectWithAnEndlessBodyIsFollowedWithoutReadingItAll() async throws {
+        try await withSessionManager { server, manager in
+            let target = server.baseURL.appending(path: "get").absoluteString
+            var request = Request(url: server.faultsBaseURL.appending("/endless-redirect?to=\(target)"))
+            request.timeoutInterval = nil
+            let done = await completion(of: request, on: manager, serializer: JSONResponseSerializer())
+            #expect(done.error == nil, "\(String(describing: done.error))")
+            #expect(done.response?.statusCode == 200)
+            #expect(done.redirectChain.count == 1)
+            // The hop read its drain limit and what the socket held, not the gigabyte on offer.
+            let hop = try #require(done.transactionMetrics.first)
+            #expect(hop.bodyBytesReceived < 8 << 20, "read \(hop.bodyBytesReceived) bytes of the endless body")
+        }
+    }
+
     @Test func aStreamBodyIsNeverSentAgainEmptyToAnswerABasicChallenge() async throws {
         try await withSessionManager { server, manager in
             manager.credential = Credential(user: "u", password: "p")

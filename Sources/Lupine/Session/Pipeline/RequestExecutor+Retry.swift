@@ -68,7 +68,7 @@ extension RequestExecutor {
     ) async throws {
         if let response {
             // The retry is decided: a body that fails to drain only costs its connection.
-            try? await Self.discard(response.body)
+            try? await Self.drain(response.body)
             try task.checkCancellation()
             outcome.metrics = response.metrics
         }

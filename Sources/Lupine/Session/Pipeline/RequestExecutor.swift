@@ -180,7 +180,7 @@ final class RequestExecutor: Sendable {
             let storedAs = httpCache == nil ? nil : Self.storageRequest(for: keyed, sent: outcome.request, redirected: !outcome.redirectChain.isEmpty)
             if let httpCache, let times {
                 if let validating = plan.validating, head.statusCode == 304 {
-                    try await Self.discard(response.body)
+                    try await Self.drain(response.body)
                     let refreshed = httpCache.refresh(validating, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
                     outcome.metrics = response.metrics
                     if try await self.serve(refreshed, as: .revalidated, into: &sink, task: task, outcome: &outcome) { return }
@@ -270,12 +270,9 @@ final class RequestExecutor: Sendable {
         }
     }
 
-    static nonisolated(nonsending) func discard(_ body: ResponseBody) async throws {
-        for try await _ in body {}
-    }
-
-    /// The bytes of a body nobody keeps that are read so its connection can serve another
-    /// request; a longer body is left unread and its connection closed.
+    /// The bytes of a body nobody keeps (a redirect's, a challenge's, a retried or revalidated
+    /// response's) that are read so its connection can serve another request; a longer body is
+    /// left unread and its connection closed.
     static let drainLimit = 64 * 1024
 
     /// Reads the rest of a body nobody keeps, up to ``drainLimit`` bytes: a server cannot hold
