@@ -36,57 +36,57 @@ public struct Request: Sendable {
 
     /// The absolute URL.
     public var url: URL {
-        get { self.storage.url }
-        _modify { yield &self.uniqueStorage().url }
+        get { self.storage.fields.url }
+        _modify { yield &self.uniqueStorage().fields.url }
     }
     /// The method.
     public var method: HTTPMethod {
-        get { self.storage.method }
-        _modify { yield &self.uniqueStorage().method }
+        get { self.storage.fields.method }
+        _modify { yield &self.uniqueStorage().fields.method }
     }
     /// The header fields.
     public var headers: HTTPHeaders {
-        get { self.storage.headers }
-        _modify { yield &self.uniqueStorage().headers }
+        get { self.storage.fields.headers }
+        _modify { yield &self.uniqueStorage().fields.headers }
     }
     /// The body.
     public var body: Body {
-        get { self.storage.body }
-        _modify { yield &self.uniqueStorage().body }
+        get { self.storage.fields.body }
+        _modify { yield &self.uniqueStorage().fields.body }
     }
     /// How long the request may take as a whole, in seconds; `nil` for no limit.
     public var timeoutInterval: TimeInterval? {
-        get { self.storage.timeoutInterval }
-        _modify { yield &self.uniqueStorage().timeoutInterval }
+        get { self.storage.fields.timeoutInterval }
+        _modify { yield &self.uniqueStorage().fields.timeoutInterval }
     }
     /// How a cached response may be used.
     public var cachePolicy: CachePolicy {
-        get { self.storage.cachePolicy }
-        _modify { yield &self.uniqueStorage().cachePolicy }
+        get { self.storage.fields.cachePolicy }
+        _modify { yield &self.uniqueStorage().fields.cachePolicy }
     }
     /// Whether the session's ``CookieStorage`` adds its cookies to this request and keeps the
     /// ones its responses set (AFNetworking's `HTTPShouldHandleCookies`); `true` by default.
     public var httpShouldHandleCookies: Bool {
-        get { self.storage.httpShouldHandleCookies }
-        _modify { yield &self.uniqueStorage().httpShouldHandleCookies }
+        get { self.storage.fields.httpShouldHandleCookies }
+        _modify { yield &self.uniqueStorage().fields.httpShouldHandleCookies }
     }
     /// This request's own adapter and retrier, run before the session's
     /// (``SessionManager/interceptor``); `nil` for the session's only.
     public var interceptor: (any RequestInterceptor)? {
-        get { self.storage.interceptor }
-        _modify { yield &self.uniqueStorage().interceptor }
+        get { self.storage.fields.interceptor }
+        _modify { yield &self.uniqueStorage().fields.interceptor }
     }
     /// This request's own redirect handler, asked instead of the session's
     /// (``SessionManager/redirectHandler``); `nil` for the session's.
     public var redirectHandler: (any RedirectHandler)? {
-        get { self.storage.redirectHandler }
-        _modify { yield &self.uniqueStorage().redirectHandler }
+        get { self.storage.fields.redirectHandler }
+        _modify { yield &self.uniqueStorage().fields.redirectHandler }
     }
     /// This request's own cached-response handler, asked instead of the session's
     /// (``SessionManager/cachedResponseHandler``); `nil` for the session's.
     public var cachedResponseHandler: (any CachedResponseHandler)? {
-        get { self.storage.cachedResponseHandler }
-        _modify { yield &self.uniqueStorage().cachedResponseHandler }
+        get { self.storage.fields.cachedResponseHandler }
+        _modify { yield &self.uniqueStorage().fields.cachedResponseHandler }
     }
 
     /// Creates a request.
@@ -100,20 +100,22 @@ public struct Request: Sendable {
         interceptor: (any RequestInterceptor)? = nil
     ) {
         self.storage = RequestStorage(
-            url: url,
-            method: method,
-            headers: headers,
-            body: body,
-            timeoutInterval: timeoutInterval,
-            cachePolicy: cachePolicy,
-            interceptor: interceptor
+            RequestStorage.Fields(
+                url: url,
+                method: method,
+                headers: headers,
+                body: body,
+                timeoutInterval: timeoutInterval,
+                cachePolicy: cachePolicy,
+                interceptor: interceptor
+            )
         )
     }
 
     /// The storage, copied first when another request shares it.
     private mutating func uniqueStorage() -> RequestStorage {
         if !isKnownUniquelyReferenced(&self.storage) {
-            self.storage = RequestStorage(copying: self.storage)
+            self.storage = RequestStorage(self.storage.fields)
         }
         return self.storage
     }
