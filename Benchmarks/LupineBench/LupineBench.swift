@@ -26,7 +26,7 @@ struct LupineBench {
         let arguments = CommandLine.arguments
         // Anything it does not know is refused before a server starts or a round runs.
         if let unknown = Self.unknownArgument(in: arguments) {
-            let complaint = unknown == "--help" || unknown == "-h" ? "" : "lupine-bench: \(unknown) is not an argument it takes, or lacks its value\n"
+            let complaint = unknown == "--help" || unknown == "-h" ? "" : "lupine-bench: \(unknown) is not an argument it takes, or lacks a valid value\n"
             FileHandle.standardError.write(Data((complaint + Self.usage + "\n").utf8))
             exit(complaint.isEmpty ? 0 : 2)
         }
@@ -78,20 +78,28 @@ struct LupineBench {
         }
     }
 
-    /// The first argument that is neither a known flag nor the value of one, if any.
+    /// The first argument that is neither a known flag nor a valid value of a known option, if any.
     static func unknownArgument(in arguments: [String]) -> String? {
         let flags: Set = ["--nio-executor", "--serve"]
-        let options: Set = ["--only", "--rounds", "--requests", "--transfer-bytes", "--profile", "--concurrency", "--url"]
+        let choices: [String: Set<String>] = [
+            "--only": ["session", "layer", "cache", "observability", "images", "transfers"],
+            "--profile": ["transport", "session"],
+        ]
+        let counts: Set = ["--rounds", "--requests", "--transfer-bytes", "--concurrency"]
         var index = 1
         while index < arguments.count {
             let argument = arguments[index]
-            if options.contains(argument), index + 1 < arguments.count {
-                index += 2
-            } else if flags.contains(argument) {
+            if flags.contains(argument) {
                 index += 1
-            } else {
-                return argument
+                continue
             }
+            guard index + 1 < arguments.count else { return argument }
+            let value = arguments[index + 1]
+            let valid =
+                choices[argument].map { $0.contains(value) }
+                ?? (counts.contains(argument) ? (Int(value) ?? 0) > 0 : argument == "--url" && !value.hasPrefix("-"))
+            guard valid else { return "\(argument) \(value)" }
+            index += 2
         }
         return nil
     }
