@@ -48,7 +48,7 @@ import Testing
     static func startStalledStore(from server: LupineTestServer, in sandbox: Sandbox) async throws -> LupineCommandLineTests.Running {
         let stalled = server.faultsBaseURL.absoluteString + "/interrupt?bytes=1000000&at=400000&then=stall"
         let running = try LupineCommandLineTests.start(["get", stalled, "--cache", "cache"], in: sandbox.work)
-        try await LupineDownloadInterruptionTests.waitUntil(running.stdout, holds: 400_000)
+        try await running.whileRunning { try await LupineDownloadInterruptionTests.waitUntil(running.stdout, holds: 400_000) }
         let cache = sandbox.work.appending(path: "cache")
         #expect(try !FileManager.default.contentsOfDirectory(atPath: cache.path).isEmpty, "the entry being stored")
         return running

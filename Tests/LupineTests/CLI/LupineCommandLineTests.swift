@@ -28,6 +28,18 @@ import Testing
         let stdout: URL
         let stderr: URL
 
+        /// Runs `steps` while the process runs; should they throw, the process is killed and
+        /// reaped before the error goes on, so a failed test leaves no process behind.
+        func whileRunning(_ steps: () async throws -> Void) async throws {
+            do {
+                try await steps()
+            } catch {
+                self.process.send(SIGKILL)
+                _ = await self.process.wait()
+                throw error
+            }
+        }
+
         /// Waits for the process to end and collects what it wrote.
         func finish() async throws -> Outcome {
             let exit = await self.process.wait()

@@ -26,7 +26,7 @@ import Darwin
         let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
         // The server sends `cut` bytes, then holds the connection open in silence.
         let running = try LupineCommandLineTests.start(["download", url + "&then=stall", "-o", "big.bin"], in: sandbox.work)
-        try await Self.waitUntil(file, holds: Self.cut)
+        try await running.whileRunning { try await Self.waitUntil(file, holds: Self.cut) }
         running.process.send(signal)
         let stopped = try await running.finish()
         #expect(stopped.status == 128 + signal)

@@ -51,7 +51,7 @@ import Testing
 
         // Ctrl-C, once the stale body is out, ends the wait the same way.
         let running = try LupineCommandLineTests.start(["get", url.absoluteString, "--cache", "cache"], in: sandbox.work)
-        try await LupineDownloadInterruptionTests.waitUntil(running.stdout, holds: 9)
+        try await running.whileRunning { try await LupineDownloadInterruptionTests.waitUntil(running.stdout, holds: 9) }
         running.process.send(SIGINT)
         let interrupted = try await running.finish()
         #expect(String(decoding: interrupted.output, as: UTF8.self) == "kept body", "\(interrupted.stderr)")

@@ -81,9 +81,11 @@ import Darwin
         defer { namespace.delete() }
         let running = try Self.start(["reachability", "--watch"], in: namespace)
         let lines = { String(decoding: (try? Data(contentsOf: running.stdout)) ?? Data(), as: UTF8.self).split(separator: "\n") }
-        try await waitUntil(timeout: .seconds(20), "the first status") { lines().count == 1 }
-        try namespace.deleteDefaultRoute()
-        try await waitUntil(timeout: .seconds(30), "the change") { lines().count == 2 }
+        try await running.whileRunning {
+            try await waitUntil(timeout: .seconds(20), "the first status") { lines().count == 1 }
+            try namespace.deleteDefaultRoute()
+            try await waitUntil(timeout: .seconds(30), "the change") { lines().count == 2 }
+        }
         running.process.send(signal)
         let outcome = try await running.finish()
         #expect(outcome.status == 128 + signal)
