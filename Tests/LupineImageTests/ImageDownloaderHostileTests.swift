@@ -2,6 +2,7 @@ import Foundation
 import Lupine
 import LupineImage
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// Callers that cancel at every moment, in numbers: every handler is called exactly once, one

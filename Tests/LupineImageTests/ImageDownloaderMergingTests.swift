@@ -2,6 +2,7 @@ import Foundation
 import Lupine
 import LupineImage
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// AFImageDownloaderTests' merging and cancelling behaviours, each download held at a gate of

@@ -2,20 +2,17 @@ import Foundation
 import Lupine
 import LupineImage
 import LupineTestServer
+import LupineTestSupport
 
 /// Runs `body` with a fresh test server on loopback and a manager for it, stopping both after.
 func withImageServer<Result>(_ body: (LupineTestServer, HTTPSessionManager) async throws -> Result) async throws -> Result {
     let server = try await LupineTestServer.start(.init(requestHeadTimeout: .seconds(60)))
     let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration())
-    do {
-        let result = try await body(server, manager)
+    return try await running {
+        try await body(server, manager)
+    } thenAlways: {
         manager.invalidateSession(cancelingTasks: true)
         await server.stop()
-        return result
-    } catch {
-        manager.invalidateSession(cancelingTasks: true)
-        await server.stop()
-        throw error
     }
 }
 

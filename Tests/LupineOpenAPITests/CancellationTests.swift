@@ -2,6 +2,7 @@ import Foundation
 import Lupine
 import LupineOpenAPI
 import LupineTestServer
+import LupineTestSupport
 import OpenAPIRuntime
 import Testing
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Lupine
 import LupineOpenAPI
 import LupineTestServer
+import LupineTestSupport
 import OpenAPIRuntime
 import Testing
 

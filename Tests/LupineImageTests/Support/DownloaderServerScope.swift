@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 
 /// Runs `body` with a fresh test server and a session manager on a transport of the test's own
 /// (no HTTP cache, so only the image cache answers), shutting both down afterwards.
@@ -11,15 +12,11 @@ func withDownloaderServer<Result>(
     let server = try await LupineTestServer.start(.init(requestHeadTimeout: .seconds(60)))
     let transport = NIOTransport(configuration: TransportConfiguration())
     let manager = HTTPSessionManager(transport: transport)
-    do {
-        let result = try await body(server, manager)
+    return try await running {
+        try await body(server, manager)
+    } thenAlways: {
         await transport.shutdown()
         await server.stop()
-        return result
-    } catch {
-        await transport.shutdown()
-        await server.stop()
-        throw error
     }
 }
 
@@ -38,19 +35,4 @@ extension LupineTestServer {
     func gatedRequests(_ key: String) -> Int {
         self.attempts(forKey: "gated-\(key)")
     }
-}
-
-/// Waits until `condition` holds, checking every few milliseconds, or throws after `timeout`
-/// (for what only polling can see, such as the server's request counts).
-func waitUntil(timeout: Duration = .seconds(120), _ what: String, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw WaitTimeout(what: what) }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-/// ``waitUntil(timeout:_:_:)`` gave up.
-struct WaitTimeout: Error {
-    let what: String
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineImage
+import LupineTestSupport
 import Synchronization
 
 /// What an image downloader's handlers reported, in the order they ran, from any thread.

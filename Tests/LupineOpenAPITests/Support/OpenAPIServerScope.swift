@@ -2,6 +2,7 @@ import Foundation
 import Lupine
 import LupineOpenAPI
 import LupineTestServer
+import LupineTestSupport
 
 /// Runs `body` with a freshly started test server, a session manager and the generated client
 /// sending through it over loopback, then invalidates the session and stops the server, whether
@@ -20,30 +21,10 @@ func withClient<Result>(
     let manager = HTTPSessionManager(configuration: transport)
     configure(manager)
     let client = Client(serverURL: server.baseURL, transport: LupineClientTransport(manager: manager))
-    do {
-        let result = try await body(server, manager, client)
+    return try await running {
+        try await body(server, manager, client)
+    } thenAlways: {
         manager.invalidateSession(cancelingTasks: true)
         await server.stop()
-        return result
-    } catch {
-        manager.invalidateSession(cancelingTasks: true)
-        await server.stop()
-        throw error
     }
-}
-
-/// Waits until `condition` holds, polling every few milliseconds, or fails after `timeout`.
-func waitUntil(timeout: Duration = .seconds(120), _ description: String, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            throw WaitTimeout(description: description)
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-/// ``waitUntil(timeout:_:_:)`` gave up.
-struct WaitTimeout: Error, CustomStringConvertible {
-    let description: String
 }

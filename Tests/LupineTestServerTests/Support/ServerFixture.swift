@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 
 /// Runs `body` against a freshly started server and stops the server afterwards, even on failure.
 /// The default server allows a minute for a request head: on a loaded machine a test's task can
@@ -9,13 +10,10 @@ func withServer<Result>(
     _ body: (LupineTestServer) async throws -> Result
 ) async throws -> Result {
     let server = try await LupineTestServer.start(configuration)
-    do {
-        let result = try await body(server)
+    return try await running {
+        try await body(server)
+    } thenAlways: {
         await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
     }
 }
 

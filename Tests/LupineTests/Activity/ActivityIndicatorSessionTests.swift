@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// AFNetworkActivityManagerTests' cases, driven by real sessions over loopback: the indicator

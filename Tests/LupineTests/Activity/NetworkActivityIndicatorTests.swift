@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import LupineTestSupport
 import Testing
 
 /// The indicator's shell: delays on a manual clock, the action and the streams, the counting of

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// `--cache DIR`, `--no-cache` and `-b/--cookie-jar/--session FILE`, with the real `lupine`

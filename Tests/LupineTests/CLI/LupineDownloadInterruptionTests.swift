@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// `lupine get --cache DIR` meeting a `stale-while-revalidate` entry, with the real process: the

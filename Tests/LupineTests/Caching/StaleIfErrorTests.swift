@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import NIOConcurrencyHelpers
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 
 extension SessionManager {
     /// Runs `request` as a data task and returns its completion.

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// Cases a review of the execution loop found: each over loopback against the test server.

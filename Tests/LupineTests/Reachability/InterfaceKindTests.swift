@@ -1,4 +1,5 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 @testable import Lupine

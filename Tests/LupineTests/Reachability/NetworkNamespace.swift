@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import LupineTestSupport
 import Testing
 
 #if canImport(Glibc)

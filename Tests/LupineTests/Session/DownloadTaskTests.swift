@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// Download tasks against the test server: files on disk, destinations, resume data, restarts,

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// ``EventMonitor``s hear the same events as the notifications, in order, once each.

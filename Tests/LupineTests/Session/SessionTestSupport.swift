@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import NIOConcurrencyHelpers
 
 /// Runs `body` with a test server and an ``HTTPSessionManager`` whose base URL is the server's,
@@ -12,15 +13,11 @@ func withSessionManager<Result>(
     let server = try await LupineTestServer.start(configuration.lenient)
     // A connect (and TLS handshake) on a fully loaded machine can wait its turn for seconds.
     let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration(connectTimeout: .seconds(60)))
-    do {
-        let result = try await body(server, manager)
+    return try await running {
+        try await body(server, manager)
+    } thenAlways: {
         manager.invalidateSession(cancelingTasks: true)
         await server.stop()
-        return result
-    } catch {
-        manager.invalidateSession(cancelingTasks: true)
-        await server.stop()
-        throw error
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// Task lifecycle: notifications, completion queue, progress, suspend and resume, cancellation.

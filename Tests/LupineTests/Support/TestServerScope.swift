@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import NIOCore
 
 /// Runs `body` with a freshly started test server and a transport, shutting both down afterwards
@@ -14,15 +15,11 @@ func withServerAndTransport<Result>(
 ) async throws -> Result {
     let server = try await LupineTestServer.start(configuration.lenient)
     let transport = NIOTransport(configuration: transportConfiguration)
-    do {
-        let result = try await body(server, transport)
+    return try await running {
+        try await body(server, transport)
+    } thenAlways: {
         await transport.shutdown()
         await server.stop()
-        return result
-    } catch {
-        await transport.shutdown()
-        await server.stop()
-        throw error
     }
 }
 
@@ -63,26 +60,6 @@ extension LupineTestServer.Configuration {
         configuration.requestHeadTimeout = max(configuration.requestHeadTimeout, .seconds(60))
         return configuration
     }
-}
-
-/// Waits until `condition` holds, polling every few milliseconds, or fails after `timeout`.
-func waitUntil(
-    timeout: Duration = .seconds(120),
-    _ description: String,
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            throw WaitTimeout(description: description)
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-/// ``waitUntil(timeout:_:_:)`` gave up.
-struct WaitTimeout: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// The number of file descriptors this process has open.

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import Testing

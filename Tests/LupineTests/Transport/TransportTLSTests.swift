@@ -61,7 +61,7 @@ import Testing
         let server = try await LupineTestServer.start(.init(tls: true))
         let root = try #require(server.certificateAuthorityDER)
         let transport = NIOTransport(
-            configuration: .init(serverTrustEvaluator: .verifying(trustRoots: [root], includingSystemRoots: false))
+            configuration: .init(connectTimeout: .seconds(60), serverTrustEvaluator: .verifying(trustRoots: [root], includingSystemRoots: false))
         )
         let url = try #require(URL(string: "https://\(host):\(server.port)/get"))
         let result = await Result(catching: { try await transport.get(url) })

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import NIOCore
 import Testing
 
