@@ -134,6 +134,10 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             let head = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), ("Transfer-Encoding", "chunked")], connectionID: id)
             context.writeAndFlush(wrapOutboundOut(head), promise: nil)
             pour(context: context, sent: 0)
+        case .cutRedirect(let location):
+            var response = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), ("Content-Length", "1000")], connectionID: id)
+            response.writeImmutableBuffer(RawResponse.filler(400))
+            writeThenClose(response, context: context)
         case .keepAliveOnce:
             servedKeepAliveOnce = true
             let response = RawResponse.complete(contentType: "application/json", body: #"{"request":1}"#, connectionID: id)

@@ -29,6 +29,9 @@ enum FaultEndpoint: Equatable {
     /// `/endless-redirect?to=URL`: a `302 Found` to URL whose chunked body never ends: 16 KiB
     /// chunks for as long as the client reads them (up to ``maximumEndlessBytes``).
     case endlessRedirect(location: String)
+    /// `/cut-redirect?to=URL`: a `302 Found` to URL whose body is cut short: `Content-Length:
+    /// 1000`, 400 bytes, then close.
+    case cutRedirect(location: String)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -61,9 +64,8 @@ enum FaultEndpoint: Equatable {
         case "/connection-close": self = .connectionClose
         case "/drip": self = Self.drip(query: request.query)
         case "/interrupt": self = Self.interrupt(request)
-        case "/endless-redirect":
-            let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
-            self = location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : .endlessRedirect(location: location)
+        case "/endless-redirect": self = Self.redirect(request, to: Self.endlessRedirect)
+        case "/cut-redirect": self = Self.redirect(request, to: Self.cutRedirect)
         default: self = .notFound
         }
     }
@@ -93,6 +95,13 @@ enum FaultEndpoint: Equatable {
             return .interrupt(bytes: bytes, at: at, rangeStart: nil, stalls: stalls, sendsEntityTag: sendsEntityTag)
         }
         return .interrupt(bytes: bytes, at: at, rangeStart: start, stalls: stalls, sendsEntityTag: sendsEntityTag)
+    }
+
+    /// A redirect endpoint's answer (`make` with its `to`), or a 400 when `to` is missing, empty
+    /// or holds a line break (which would end the `Location` line).
+    private static func redirect(_ request: FaultRequest, to make: (String) -> FaultEndpoint) -> FaultEndpoint {
+        let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
+        return location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : make(location)
     }
 
     private static func drip(query: String?) -> FaultEndpoint {
