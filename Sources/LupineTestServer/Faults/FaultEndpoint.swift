@@ -32,6 +32,10 @@ enum FaultEndpoint: Equatable {
     /// `/cut-redirect?to=URL`: a `302 Found` to URL whose body is cut short: `Content-Length:
     /// 1000`, 400 bytes, then close.
     case cutRedirect(location: String)
+    /// `/bodied-redirect?to=URL&bytes=N&chunked=true`: a keep-alive `302 Found` to URL with a
+    /// whole body of N filler bytes (0...``maximumDripBytes``), framed by `Content-Length` or,
+    /// with `chunked=true`, in 16 KiB chunks.
+    case bodiedRedirect(location: String, bytes: Int, chunked: Bool)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -66,6 +70,7 @@ enum FaultEndpoint: Equatable {
         case "/interrupt": self = Self.interrupt(request)
         case "/endless-redirect": self = Self.redirect(request, to: Self.endlessRedirect)
         case "/cut-redirect": self = Self.redirect(request, to: Self.cutRedirect)
+        case "/bodied-redirect": self = Self.bodiedRedirect(request)
         default: self = .notFound
         }
     }
@@ -102,6 +107,15 @@ enum FaultEndpoint: Equatable {
     private static func redirect(_ request: FaultRequest, to make: (String) -> FaultEndpoint) -> FaultEndpoint {
         let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
         return location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : make(location)
+    }
+
+    private static func bodiedRedirect(_ request: FaultRequest) -> FaultEndpoint {
+        let bytes = FormURLEncoding.firstValue(named: "bytes", in: request.query).map { Int($0) } ?? 0
+        guard let bytes, (0...maximumDripBytes).contains(bytes) else {
+            return .badRequest("bytes must be an integer in 0...\(maximumDripBytes)")
+        }
+        let chunked = FormURLEncoding.firstValue(named: "chunked", in: request.query) == "true"
+        return redirect(request) { .bodiedRedirect(location: $0, bytes: bytes, chunked: chunked) }
     }
 
     private static func drip(query: String?) -> FaultEndpoint {
