@@ -181,6 +181,7 @@ final class RequestExecutor: Sendable {
             if let httpCache, let times {
                 if let validating = plan.validating, head.statusCode == 304 {
                     await Self.drain(response.body)
+                    try task.checkCancellation()
                     let refreshed = httpCache.refresh(validating, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
                     outcome.metrics = response.metrics
                     if try await self.serve(refreshed, as: .revalidated, into: &sink, task: task, outcome: &outcome) { return }
