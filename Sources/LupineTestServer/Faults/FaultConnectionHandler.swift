@@ -138,16 +138,11 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(head), promise: nil)
             pour(context: context, sent: 0)
         case .bodiedRedirect(let location, let bytes, let chunked):
-            let framing = chunked ? ("Transfer-Encoding", "chunked") : ("Content-Length", String(bytes))
-            var response = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), framing], connectionID: id)
-            if chunked {
-                for start in stride(from: 0, to: bytes, by: 16 * 1024) {
-                    response.writeImmutableBuffer(RawResponse.chunk(min(16 * 1024, bytes - start)))
-                }
-                response.writeString("0\r\n\r\n")
-            } else {
-                response.writeImmutableBuffer(RawResponse.filler(bytes))
-            }
+            let response = RawResponse.filled("HTTP/1.1 302 Found", headers: [("Location", location)], bytes: bytes, chunked: chunked, connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+        case .bodiedChallenge(let bytes, let chunked):
+            let challenge = [("WWW-Authenticate", #"Basic realm="faults""#)]
+            let response = RawResponse.filled("HTTP/1.1 401 Unauthorized", headers: challenge, bytes: bytes, chunked: chunked, connectionID: id)
             context.writeAndFlush(wrapOutboundOut(response), promise: nil)
         case .cutRedirect(let location):
             var response = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), ("Content-Length", "1000")], connectionID: id)

@@ -36,6 +36,10 @@ enum FaultEndpoint: Equatable {
     /// whole body of N filler bytes (0...``maximumDripBytes``), framed by `Content-Length` or,
     /// with `chunked=true`, in 16 KiB chunks.
     case bodiedRedirect(location: String, bytes: Int, chunked: Bool)
+    /// `/bodied-challenge?bytes=N&chunked=true`: without `Authorization`, a keep-alive `401` with
+    /// a Basic challenge and a body framed as `/bodied-redirect`'s; with it, a 404 as any other
+    /// path.
+    case bodiedChallenge(bytes: Int, chunked: Bool)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -70,7 +74,10 @@ enum FaultEndpoint: Equatable {
         case "/interrupt": self = Self.interrupt(request)
         case "/endless-redirect": self = Self.redirect(request, to: Self.endlessRedirect)
         case "/cut-redirect": self = Self.redirect(request, to: Self.cutRedirect)
-        case "/bodied-redirect": self = Self.bodiedRedirect(request)
+        case "/bodied-redirect":
+            self = Self.bodied(request) { bytes, chunked in Self.redirect(request) { .bodiedRedirect(location: $0, bytes: bytes, chunked: chunked) } }
+        case "/bodied-challenge" where request.header("Authorization") == nil:
+            self = Self.bodied(request) { .bodiedChallenge(bytes: $0, chunked: $1) }
         default: self = .notFound
         }
     }
@@ -109,13 +116,13 @@ enum FaultEndpoint: Equatable {
         return location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : make(location)
     }
 
-    private static func bodiedRedirect(_ request: FaultRequest) -> FaultEndpoint {
+    /// `make` with a bodied endpoint's `bytes` and `chunked`, or a 400 for a bad `bytes`.
+    private static func bodied(_ request: FaultRequest, _ make: (Int, Bool) -> FaultEndpoint) -> FaultEndpoint {
         let bytes = FormURLEncoding.firstValue(named: "bytes", in: request.query).map { Int($0) } ?? 0
         guard let bytes, (0...maximumDripBytes).contains(bytes) else {
             return .badRequest("bytes must be an integer in 0...\(maximumDripBytes)")
         }
-        let chunked = FormURLEncoding.firstValue(named: "chunked", in: request.query) == "true"
-        return redirect(request) { .bodiedRedirect(location: $0, bytes: bytes, chunked: chunked) }
+        return make(bytes, FormURLEncoding.firstValue(named: "chunked", in: request.query) == "true")
     }
 
     private static func drip(query: String?) -> FaultEndpoint {

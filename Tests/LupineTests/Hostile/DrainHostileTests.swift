@@ -27,6 +27,20 @@ import Testing
         }
     }
 
+    @Test(arguments: [drainLimit - 1, drainLimit, drainLimit + 1, 4 * drainLimit], [false, true])
+    func aDrainedChallengeBodyNeverReachesTheNextRequest(bytes: Int, chunked: Bool) async throws {
+        try await withSessionManager { server, manager in
+            manager.credential = Credential(user: "u", password: "p")
+            // Answered with the credential, the challenge's path is a 404 like any other.
+            let challenged = server.faultsBaseURL.appending("/bodied-challenge?bytes=\(bytes)&chunked=\(chunked)")
+            Self.expectOwnAnswer(await completion(of: Request(url: challenged), on: manager))
+            Self.expectOwnAnswer(await completion(of: Request(url: server.faultsBaseURL.appending("/next-answer")), on: manager))
+            if bytes <= Self.drainLimit {
+                #expect(server.connections.accepted == 1)
+            }
+        }
+    }
+
     /// The fault listener's 404, whole: no byte of an earlier body in front of it.
     private static func expectOwnAnswer(_ done: TaskCompletion) {
         #expect(done.response?.statusCode == 404, "\(String(describing: done.error))")
