@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// A thrown-away body, read to its end or stopped at ``drainLimit``, never leaves its bytes on a
@@ -38,6 +39,20 @@ import Testing
             if bytes <= Self.drainLimit {
                 #expect(server.connections.accepted == 1)
             }
+        }
+    }
+
+    /// A redirect whose body never ends costs its connection: closed, not left open nor
+    /// pooled, and the next request to that listener gets its own answer on a new one.
+    @Test(.timeLimit(.minutes(2)))
+    func anEndlessRedirectBodyClosesItsConnection() async throws {
+        try await withSessionManager { server, manager in
+            let endless = server.faultsBaseURL.appending("/endless-redirect?to=/own-answer")
+            Self.expectOwnAnswer(await completion(of: Request(url: endless), on: manager))
+            Self.expectOwnAnswer(await completion(of: Request(url: server.faultsBaseURL.appending("/next-answer")), on: manager))
+            // The endless one closed; its redirect's target and the next request shared one.
+            try await waitUntil("the endless body's connection is closed") { server.connections.open == 1 }
+            #expect(server.connections.accepted == 2)
         }
     }
 
