@@ -15,6 +15,31 @@ struct FaultListenerTests {
         }
     }
 
+    @Test func cutRedirectSendsPartOfItsBodyThenCloses() async throws {
+        try await withServer { server in
+            let client = try await server.connectToFaults()
+            try await client.sendRequest("GET", "/cut-redirect?to=/get")
+            let head = try await client.readHead()
+            #expect(head.status == 302)
+            #expect(head.header("Location") == "/get")
+            #expect(head.header("Content-Length") == "1000")
+            #expect(try await client.readToEnd().count == 400)
+        }
+    }
+
+    /// The endless body goes on while the client reads: 8 MiB (far past what the socket buffers
+    /// hold, so the pour is paused on writability whenever this reader lags) all arrive.
+    @Test func endlessRedirectKeepsPouringForAReaderThatFallsBehind() async throws {
+        try await withServer { server in
+            let client = try await server.connectToFaults()
+            try await client.sendRequest("GET", "/endless-redirect?to=/get")
+            let head = try await client.readHead()
+            #expect(head.status == 302)
+            #expect(head.header("Transfer-Encoding") == "chunked")
+            #expect(try await client.read(count: 8 << 20).count == 8 << 20)
+        }
+    }
+
     @Test func contentLengthTooLongSendsSixtyOfAHundredBytes() async throws {
         try await withServer { server in
             let client = try await server.connectToFaults()

@@ -24,6 +24,9 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     private var queued: [FaultRequest] = []
     /// The next chunk of an endless body, while one is being sent.
     private var pouring: Scheduled<Void>?
+    /// The bytes of an endless body sent before the channel stopped being writable: pouring goes
+    /// on from there once it is writable again (no timer wakes for a client that stopped reading).
+    private var pourPausedAt: Int?
     /// Set once `/keep-alive-once` has been answered on this connection.
     private var servedKeepAliveOnce = false
     private var headDeadline: ConnectionDeadline
@@ -134,6 +137,17 @@ final class FaultConnectionHandler: ChannelInboundHandler {
             let head = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), ("Transfer-Encoding", "chunked")], connectionID: id)
             context.writeAndFlush(wrapOutboundOut(head), promise: nil)
             pour(context: context, sent: 0)
+        case .bodiedRedirect(let location, let bytes, let chunked):
+            let response = RawResponse.filled("HTTP/1.1 302 Found", headers: [("Location", location)], bytes: bytes, chunked: chunked, connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+        case .bodiedChallenge(let bytes, let chunked):
+            let challenge = [("WWW-Authenticate", #"Basic realm="faults""#)]
+            let response = RawResponse.filled("HTTP/1.1 401 Unauthorized", headers: challenge, bytes: bytes, chunked: chunked, connectionID: id)
+            context.writeAndFlush(wrapOutboundOut(response), promise: nil)
+        case .cutRedirect(let location):
+            var response = RawResponse.head("HTTP/1.1 302 Found", headers: [("Location", location), ("Content-Length", "1000")], connectionID: id)
+            response.writeImmutableBuffer(RawResponse.filler(400))
+            writeThenClose(response, context: context)
         case .keepAliveOnce:
             servedKeepAliveOnce = true
             let response = RawResponse.complete(contentType: "application/json", body: #"{"request":1}"#, connectionID: id)
@@ -176,19 +190,31 @@ final class FaultConnectionHandler: ChannelInboundHandler {
         state = .dripping(remaining: remaining, interval: interval, task: task)
     }
 
-    /// Sends the next chunk of an endless body whenever the client has taken the last ones, every
-    /// millisecond, until the connection closes or ``FaultEndpoint/maximumEndlessBytes`` are out.
+    /// Sends the next chunk of an endless body every millisecond while the client takes them,
+    /// until the connection closes or ``FaultEndpoint/maximumEndlessBytes`` are out. While the
+    /// channel is not writable, nothing is scheduled: ``channelWritabilityChanged(context:)``
+    /// resumes the pour.
     private func pour(context: ChannelHandlerContext, sent: Int) {
+        pouring = nil
         guard sent < FaultEndpoint.maximumEndlessBytes, context.channel.isActive else { return }
-        var sent = sent
-        if context.channel.isWritable {
-            let chunk = RawResponse.chunk(16 * 1024)
-            sent += chunk.readableBytes
-            context.writeAndFlush(wrapOutboundOut(chunk), promise: nil)
+        guard context.channel.isWritable else {
+            pourPausedAt = sent
+            return
         }
-        pouring = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) { [sent] in
-            self.pour(context: context, sent: sent)
+        let chunk = RawResponse.chunk(16 * 1024)
+        let total = sent + chunk.readableBytes
+        context.writeAndFlush(wrapOutboundOut(chunk), promise: nil)
+        pouring = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) {
+            self.pour(context: context, sent: total)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let sent = pourPausedAt {
+            pourPausedAt = nil
+            pour(context: context, sent: sent)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     private func respondToQueued(context: ChannelHandlerContext) {

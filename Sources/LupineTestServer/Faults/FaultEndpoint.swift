@@ -29,6 +29,17 @@ enum FaultEndpoint: Equatable {
     /// `/endless-redirect?to=URL`: a `302 Found` to URL whose chunked body never ends: 16 KiB
     /// chunks for as long as the client reads them (up to ``maximumEndlessBytes``).
     case endlessRedirect(location: String)
+    /// `/cut-redirect?to=URL`: a `302 Found` to URL whose body is cut short: `Content-Length:
+    /// 1000`, 400 bytes, then close.
+    case cutRedirect(location: String)
+    /// `/bodied-redirect?to=URL&bytes=N&chunked=true`: a keep-alive `302 Found` to URL with a
+    /// whole body of N filler bytes (0...``maximumDripBytes``), framed by `Content-Length` or,
+    /// with `chunked=true`, in 16 KiB chunks.
+    case bodiedRedirect(location: String, bytes: Int, chunked: Bool)
+    /// `/bodied-challenge?bytes=N&chunked=true`: without `Authorization`, a keep-alive `401` with
+    /// a Basic challenge and a body framed as `/bodied-redirect`'s; with it, a 404 as any other
+    /// path.
+    case bodiedChallenge(bytes: Int, chunked: Bool)
     /// `/keep-alive-once`: a keep-alive answer; any later request on the connection is read and
     /// then met with a silent close.
     case keepAliveOnce
@@ -61,9 +72,12 @@ enum FaultEndpoint: Equatable {
         case "/connection-close": self = .connectionClose
         case "/drip": self = Self.drip(query: request.query)
         case "/interrupt": self = Self.interrupt(request)
-        case "/endless-redirect":
-            let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
-            self = location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : .endlessRedirect(location: location)
+        case "/endless-redirect": self = Self.redirect(request, to: Self.endlessRedirect)
+        case "/cut-redirect": self = Self.redirect(request, to: Self.cutRedirect)
+        case "/bodied-redirect":
+            self = Self.bodied(request) { bytes, chunked in Self.redirect(request) { .bodiedRedirect(location: $0, bytes: bytes, chunked: chunked) } }
+        case "/bodied-challenge" where request.header("Authorization") == nil:
+            self = Self.bodied(request) { .bodiedChallenge(bytes: $0, chunked: $1) }
         default: self = .notFound
         }
     }
@@ -93,6 +107,22 @@ enum FaultEndpoint: Equatable {
             return .interrupt(bytes: bytes, at: at, rangeStart: nil, stalls: stalls, sendsEntityTag: sendsEntityTag)
         }
         return .interrupt(bytes: bytes, at: at, rangeStart: start, stalls: stalls, sendsEntityTag: sendsEntityTag)
+    }
+
+    /// A redirect endpoint's answer (`make` with its `to`), or a 400 when `to` is missing, empty
+    /// or holds a line break (which would end the `Location` line).
+    private static func redirect(_ request: FaultRequest, to make: (String) -> FaultEndpoint) -> FaultEndpoint {
+        let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
+        return location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : make(location)
+    }
+
+    /// `make` with a bodied endpoint's `bytes` and `chunked`, or a 400 for a bad `bytes`.
+    private static func bodied(_ request: FaultRequest, _ make: (Int, Bool) -> FaultEndpoint) -> FaultEndpoint {
+        let bytes = FormURLEncoding.firstValue(named: "bytes", in: request.query).map { Int($0) } ?? 0
+        guard let bytes, (0...maximumDripBytes).contains(bytes) else {
+            return .badRequest("bytes must be an integer in 0...\(maximumDripBytes)")
+        }
+        return make(bytes, FormURLEncoding.firstValue(named: "chunked", in: request.query) == "true")
     }
 
     private static func drip(query: String?) -> FaultEndpoint {

@@ -36,6 +36,22 @@ enum RawResponse {
         ByteBuffer(repeating: UInt8(ascii: "x"), count: count)
     }
 
+    /// A whole response of `bytes` filler bytes, framed by `Content-Length` or, when `chunked`,
+    /// in 16 KiB chunks.
+    static func filled(_ statusLine: String, headers: [(String, String)], bytes: Int, chunked: Bool, connectionID: Int) -> ByteBuffer {
+        let framing = chunked ? ("Transfer-Encoding", "chunked") : ("Content-Length", String(bytes))
+        var response = head(statusLine, headers: headers + [framing], connectionID: connectionID)
+        guard chunked else {
+            response.writeImmutableBuffer(filler(bytes))
+            return response
+        }
+        for start in stride(from: 0, to: bytes, by: 16 * 1024) {
+            response.writeImmutableBuffer(chunk(min(16 * 1024, bytes - start)))
+        }
+        response.writeString("0\r\n\r\n")
+        return response
+    }
+
     /// One chunk of a chunked body: `count` filler bytes with their size line.
     static func chunk(_ count: Int) -> ByteBuffer {
         var buffer = ByteBuffer(string: String(count, radix: 16) + "\r\n")

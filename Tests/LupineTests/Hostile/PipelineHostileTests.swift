@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    /// A redirect whose thrown-away body is cut short (the server closes mid-body) is still
+    /// followed, as curl follows it: the lost body only costs its connection, not the request.
+    @Test(.timeLimit(.minutes(2)))
+    func aRedirectWhoseBodyIsCutShortIsStillFollowed() async throws {
+        try await withSessionManager { server, manager in
+            let target = server.baseURL.appending(path: "get").absoluteString
+            let request = Request(url: server.faultsBaseURL.appending("/cut-redirect?to=\(target)"))
+            let done = await completion(of: request, on: manager, serializer: JSONResponseSerializer())
+            #expect(done.error == nil, "\(String(describing: done.error))")
+            #expect(done.response?.statusCode == 200)
+            #expect(done.redirectChain.count == 1)
+        }
+    }
+
     @Test func aStreamBodyIsNeverSentAgainEmptyToAnswerABasicChallenge() async throws {
         try await withSessionManager { server, manager in
             manager.credential = Credential(user: "u", password: "p")

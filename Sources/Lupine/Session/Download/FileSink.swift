@@ -81,7 +81,8 @@ struct FileSink: ResponseSink {
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
             wholeLength = Self.completeLength(of: contentRange).map { ($0, contentRange) }
         case 416 where self.resuming:
-            try await RequestExecutor.drain(body)
+            await RequestExecutor.drain(body)
+            try task.checkCancellation()
             guard Self.completeLength(of: head.headers.first(name: "Content-Range")) == file.length else {
                 // The file is cut only once a whole new body comes (a 2xx): until then a failed
                 // attempt leaves it as it was, with no resume data for it.

@@ -63,14 +63,14 @@ extension RequestExecutor {
             times.responseTime = Date()
             switch head.statusCode {
             case 304 where !entry.record.conditions.isEmpty:
-                try await Self.drain(response.body)
+                await Self.drain(response.body)
                 _ = cache.refresh(entry, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
             case 200..<300:
                 cache.invalidate(after: adapted, response: head)
                 guard let storedAs = Self.storageRequest(for: request, sent: outcome.request, redirected: false),
                     let writer = await self.streamWriter(head: head, for: storedAs, in: cache, exchange: times, task: background)
                 else {
-                    try await Self.drain(response.body)
+                    await Self.drain(response.body)
                     return
                 }
                 do {
@@ -86,7 +86,7 @@ extension RequestExecutor {
                 }
                 writer.commit()
             default:
-                try await Self.drain(response.body)
+                await Self.drain(response.body)
             }
         } catch {
             self.logger.debug("Background revalidation ended", metadata: ["url": "\(request.url)", "error": "\(error)"])

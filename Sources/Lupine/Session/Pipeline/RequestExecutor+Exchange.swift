@@ -49,7 +49,7 @@ extension RequestExecutor {
                     throw LupineError.redirectFailed(.loop(next.url))
                 }
                 self.features.tell { $0.task(task, willRedirectTo: next, for: head) }
-                try await Self.drain(response.body)
+                await Self.drain(response.body)
                 outcome.earlierMetrics.append(response.metrics)
                 outcome.metrics = nil
                 outcome.redirectChain.append(request.url)
@@ -59,7 +59,7 @@ extension RequestExecutor {
             // A body produced once cannot be sent with the answer: the challenge is delivered.
             // (The status first: telling a file body's replayability costs a `stat`.)
             if head.statusCode == 401, request.body.isReplayable, let answer = challenges.answer(head, task: task, monitors: self.features) {
-                try await Self.drain(response.body)
+                await Self.drain(response.body)
                 outcome.earlierMetrics.append(response.metrics)
                 outcome.metrics = nil
                 request.setValue(answer.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")

@@ -67,8 +67,7 @@ extension RequestExecutor {
         discarding response: TransportResponse?
     ) async throws {
         if let response {
-            // The retry is decided: a body that fails to drain only costs its connection.
-            try? await Self.drain(response.body)
+            await Self.drain(response.body)
             try task.checkCancellation()
             outcome.metrics = response.metrics
         }

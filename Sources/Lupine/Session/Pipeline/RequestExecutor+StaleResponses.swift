@@ -72,8 +72,8 @@ extension RequestExecutor {
         guard let fallback, Self.staleIfErrorStatuses.contains(head.statusCode),
             try await self.serve(fallback, as: .stale, into: &sink, task: task, outcome: &outcome)
         else { return false }
-        // The stored response is delivered: a body that fails to drain only costs its connection.
-        try? await Self.drain(response.body)
+        // The stored response is delivered: the one that failed is drained.
+        await Self.drain(response.body)
         return true
     }
 }

@@ -180,7 +180,8 @@ final class RequestExecutor: Sendable {
             let storedAs = httpCache == nil ? nil : Self.storageRequest(for: keyed, sent: outcome.request, redirected: !outcome.redirectChain.isEmpty)
             if let httpCache, let times {
                 if let validating = plan.validating, head.statusCode == 304 {
-                    try await Self.drain(response.body)
+                    await Self.drain(response.body)
+                    try task.checkCancellation()
                     let refreshed = httpCache.refresh(validating, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
                     outcome.metrics = response.metrics
                     if try await self.serve(refreshed, as: .revalidated, into: &sink, task: task, outcome: &outcome) { return }
@@ -276,12 +277,18 @@ final class RequestExecutor: Sendable {
     static let drainLimit = 64 * 1024
 
     /// Reads the rest of a body nobody keeps, up to ``drainLimit`` bytes: a server cannot hold
-    /// the task with an endless one.
-    static nonisolated(nonsending) func drain(_ body: ResponseBody) async throws {
+    /// the task with an endless one. The response's head has decided what comes next, so a body
+    /// that fails (cut short, timed out, cancelled) only costs its connection: the caller checks
+    /// for a cancel itself.
+    static nonisolated(nonsending) func drain(_ body: ResponseBody) async {
         var read = 0
-        for try await chunk in body {
-            read += chunk.readableBytes
-            guard read <= Self.drainLimit else { return }
+        do {
+            for try await chunk in body {
+                read += chunk.readableBytes
+                guard read <= Self.drainLimit else { return }
+            }
+        } catch {
+            return
         }
     }
 }

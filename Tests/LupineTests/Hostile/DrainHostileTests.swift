@@ -1,0 +1,64 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import LupineTestSupport
+import Testing
+
+/// A thrown-away body, read to its end or stopped at ``drainLimit``, never leaves its bytes on a
+/// connection that then serves another request (response smuggling): each request gets its own
+/// answer, whatever the body's length around the limit and its framing.
+@Suite struct DrainHostileTests {
+    /// The session's drain limit (64 KiB), as the test server's redirects are sized around it.
+    static let drainLimit = 64 * 1024
+
+    @Test(arguments: [drainLimit - 1, drainLimit, drainLimit + 1, 4 * drainLimit], [false, true])
+    func aDrainedRedirectBodyNeverReachesTheNextRequest(bytes: Int, chunked: Bool) async throws {
+        try await withSessionManager { server, manager in
+            // The target is on the fault listener too, so the redirect's connection may serve it.
+            let hop = server.faultsBaseURL.appending("/bodied-redirect?to=/own-answer&bytes=\(bytes)&chunked=\(chunked)")
+            let followed = await completion(of: Request(url: hop), on: manager)
+            #expect(followed.redirectChain.count == 1)
+            Self.expectOwnAnswer(followed)
+            let next = await completion(of: Request(url: server.faultsBaseURL.appending("/next-answer")), on: manager)
+            Self.expectOwnAnswer(next)
+            if bytes <= Self.drainLimit {
+                // Read to its end: the connection was kept and served both requests after it.
+                #expect(server.connections.accepted == 1)
+            }
+        }
+    }
+
+    @Test(arguments: [drainLimit - 1, drainLimit, drainLimit + 1, 4 * drainLimit], [false, true])
+    func aDrainedChallengeBodyNeverReachesTheNextRequest(bytes: Int, chunked: Bool) async throws {
+        try await withSessionManager { server, manager in
+            manager.credential = Credential(user: "u", password: "p")
+            // Answered with the credential, the challenge's path is a 404 like any other.
+            let challenged = server.faultsBaseURL.appending("/bodied-challenge?bytes=\(bytes)&chunked=\(chunked)")
+            Self.expectOwnAnswer(await completion(of: Request(url: challenged), on: manager))
+            Self.expectOwnAnswer(await completion(of: Request(url: server.faultsBaseURL.appending("/next-answer")), on: manager))
+            if bytes <= Self.drainLimit {
+                #expect(server.connections.accepted == 1)
+            }
+        }
+    }
+
+    /// A redirect whose body never ends costs its connection: closed, not left open nor
+    /// pooled, and the next request to that listener gets its own answer on a new one.
+    @Test(.timeLimit(.minutes(2)))
+    func anEndlessRedirectBodyClosesItsConnection() async throws {
+        try await withSessionManager { server, manager in
+            let endless = server.faultsBaseURL.appending("/endless-redirect?to=/own-answer")
+            Self.expectOwnAnswer(await completion(of: Request(url: endless), on: manager))
+            Self.expectOwnAnswer(await completion(of: Request(url: server.faultsBaseURL.appending("/next-answer")), on: manager))
+            // The endless one closed; its redirect's target and the next request shared one.
+            try await waitUntil("the endless body's connection is closed") { server.connections.open == 1 }
+            #expect(server.connections.accepted == 2)
+        }
+    }
+
+    /// The fault listener's 404, whole: no byte of an earlier body in front of it.
+    private static func expectOwnAnswer(_ done: TaskCompletion) {
+        #expect(done.response?.statusCode == 404, "\(String(describing: done.error))")
+        #expect(String(decoding: done.responseData, as: UTF8.self) == "No such fault endpoint.\n")
+    }
+}
