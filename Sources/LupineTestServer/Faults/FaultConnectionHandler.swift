@@ -191,12 +191,16 @@ final class FaultConnectionHandler: ChannelInboundHandler {
     }
 
     /// Sends the next chunk of an endless body every millisecond while the client takes them,
-    /// until the connection closes or ``FaultEndpoint/maximumEndlessBytes`` are out. While the
-    /// channel is not writable, nothing is scheduled: ``channelWritabilityChanged(context:)``
-    /// resumes the pour.
+    /// until the connection closes; once ``FaultEndpoint/maximumEndlessBytes`` are out, the server
+    /// closes it (a client reading to the end must not wait for ever). While the channel is not
+    /// writable, nothing is scheduled: ``channelWritabilityChanged(context:)`` resumes the pour.
     private func pour(context: ChannelHandlerContext, sent: Int) {
         pouring = nil
-        guard sent < FaultEndpoint.maximumEndlessBytes, context.channel.isActive else { return }
+        guard context.channel.isActive else { return }
+        guard sent < FaultEndpoint.maximumEndlessBytes else {
+            context.close(promise: nil)
+            return
+        }
         guard context.channel.isWritable else {
             pourPausedAt = sent
             return

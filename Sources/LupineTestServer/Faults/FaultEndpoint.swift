@@ -27,7 +27,7 @@ enum FaultEndpoint: Equatable {
     /// no validator.
     case interrupt(bytes: Int, at: Int, rangeStart: Int?, stalls: Bool, sendsEntityTag: Bool)
     /// `/endless-redirect?to=URL`: a `302 Found` to URL whose chunked body never ends: 16 KiB
-    /// chunks for as long as the client reads them (up to ``maximumEndlessBytes``).
+    /// chunks for as long as the client reads them (up to ``maximumEndlessBytes``, then a close).
     case endlessRedirect(location: String)
     /// `/cut-redirect?to=URL`: a `302 Found` to URL whose body is cut short: `Content-Length:
     /// 1000`, 400 bytes, then close.
@@ -110,10 +110,12 @@ enum FaultEndpoint: Equatable {
     }
 
     /// A redirect endpoint's answer (`make` with its `to`), or a 400 when `to` is missing, empty
-    /// or holds a line break (which would end the `Location` line).
+    /// or holds a control character (a line break would end the `Location` line; NUL or TAB have
+    /// no place in a URL).
     private static func redirect(_ request: FaultRequest, to make: (String) -> FaultEndpoint) -> FaultEndpoint {
         let location = FormURLEncoding.firstValue(named: "to", in: request.query) ?? ""
-        return location.isEmpty || location.contains(where: \.isNewline) ? .badRequest("to must name where to redirect") : make(location)
+        let refused = location.isEmpty || location.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.isWhitespace && $0 != " " }
+        return refused ? .badRequest("to must name where to redirect") : make(location)
     }
 
     /// `make` with a bodied endpoint's `bytes` and `chunked`, or a 400 for a bad `bytes`.
