@@ -7,7 +7,7 @@ extension SessionManager {
     nonisolated(nonsending) func runToCompletion<Kind: SessionTask>(
         _ make: (@escaping @Sendable (Kind, TaskCompletion) -> Void) -> Kind
     ) async -> (TaskCompletion, Kind) {
-        let awaited = AwaitedCompletion()
+        let awaited = AwaitedValue<TaskCompletion>()
         let task = make { _, completion in awaited.deliver(completion) }
         let completion = await withTaskCancellationHandler {
             await task.resumeInline()

@@ -142,7 +142,7 @@ public final class NIOTransport: Transport {
     /// A request started on a connection: its ID there and its response head to come.
     private struct Started: Sendable {
         let connection: HTTPConnection
-        let request: (id: HTTPClientRequestHandler.RequestID, head: EventLoopFuture<TransportResponse>)
+        let request: (id: HTTPClientRequestHandler.RequestID, head: AwaitedValue<Result<TransportResponse, any Error>>)
     }
 
     /// Waits for the response head of the request `started` began, sending its streamed body
@@ -158,10 +158,10 @@ public final class NIOTransport: Transport {
         cancellation.whenCancelled { connection.cancel(id) }
         return try await withTaskCancellationHandler {
             guard let produce else {
-                return try await head.get()
+                return try await head.value().get()
             }
             async let uploaded: Void = Self.upload(id, on: connection, produce: produce)
-            let response = try await head.get()
+            let response = try await head.value().get()
             await uploaded
             return response
         } onCancel: {

@@ -73,7 +73,8 @@ extension HTTPClientRequestHandler {
         }
         self.onRequestFinished(reusable)
         // Last, so that the consumer's next request finds the connection idle, not busy.
-        exchange.bodySource?.finish()
+        exchange.body?.finish()
+        self.handOverHead()
     }
 
     private func fail(_ error: TransportError) {
@@ -84,9 +85,11 @@ extension HTTPClientRequestHandler {
         exchange.writabilityWaiter = nil
         exchange.headPromise?.fail(error)
         exchange.headPromise = nil
-        exchange.bodySource?.finish(error)
+        exchange.body?.finish(error)
         self.context?.close(promise: nil)
         self.onRequestFinished(false)
+        // A head already received is the caller's, and its body ends with the error.
+        self.handOverHead()
     }
 
     /// Records the request's byte counts and end. The watchdog stays armed for the next request.

@@ -25,7 +25,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         /// Until the response head arrives.
         var headPromise: EventLoopPromise<TransportResponse>?
         /// Once the response head arrived.
-        var bodySource: ResponseBody.Producer.Source?
+        var body: ResponseBodyFeed?
         /// The parked body producer's promise, kept until the channel becomes writable.
         var writabilityWaiter: EventLoopPromise<Void>?
         let bytesReadAtStart: Int
@@ -54,6 +54,11 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     /// The connection's timer for the timeouts and when it fires (`+Watchdog.swift`).
     var watchdog: (due: NIODeadline, task: Scheduled<Void>)?
     var context: ChannelHandlerContext?
+    /// A response head that came in the read being parsed, handed to its caller once the read is
+    /// (``channelReadComplete(context:)``) or its request ends: the caller's task, woken once,
+    /// then finds the body parts that came with the head (all of a small body) already there,
+    /// instead of being woken for the head, then each part, then the end.
+    var headToHandOver: (promise: EventLoopPromise<TransportResponse>, response: TransportResponse)?
     let eventLoop: any EventLoop
     let counters: ByteCountingHandler
     let onRequestFinished: (_ reusable: Bool) -> Void
@@ -136,6 +141,18 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        self.handOverHead()
+        context.fireChannelReadComplete()
+    }
+
+    /// Completes the head promise with the head kept in ``headToHandOver``, if any.
+    func handOverHead() {
+        guard let head = self.headToHandOver else { return }
+        self.headToHandOver = nil
+        head.promise.succeed(head.response)
+    }
+
     func read(context: ChannelHandlerContext) {
         self.perform(self.machine.read())
     }
@@ -145,7 +162,8 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         self.perform(self.machine.consumerDemand(id))
     }
 
-    /// Opens the body stream of the response `head` and hands both to the caller.
+    /// Opens the body stream of the response `head`; both go to the caller once the read that
+    /// brought them is parsed.
     func forwardHead(_ head: HTTPResponseHead, expectedLength: Int?, stopUpload: Bool) {
         guard let exchange, let promise = exchange.headPromise else { return }
         exchange.headPromise = nil
@@ -156,35 +174,27 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         let loopBoundSelf = NIOLoopBound(self, eventLoop: self.eventLoop)
         let eventLoop = self.eventLoop
         let id = exchange.id
-        let delegate = ResponseBodyDelegate(
-            onProduceMore: { eventLoop.execute { loopBoundSelf.value.consumerDemand(id) } },
-            onTerminate: { eventLoop.execute { loopBoundSelf.value.cancel(id) } }
+        let feed = ResponseBodyFeed(
+            onDemand: { eventLoop.execute { loopBoundSelf.value.consumerDemand(id) } },
+            onAbandon: { eventLoop.execute { loopBoundSelf.value.cancel(id) } }
         )
-        let sequence = ResponseBody.Producer.makeSequence(
-            elementType: ByteBuffer.self,
-            failureType: (any Error).self,
-            backPressureStrategy: Self.bodyBackPressure,
-            finishOnDeinit: false,
-            delegate: delegate
+        exchange.body = feed
+        let response = TransportResponse(
+            status: head.status,
+            version: head.version,
+            headers: head.headers,
+            url: exchange.request.url,
+            body: feed.body,
+            metricsRecorder: exchange.request.metrics
         )
-        exchange.bodySource = sequence.source
-        promise.succeed(
-            TransportResponse(
-                status: head.status,
-                version: head.version,
-                headers: head.headers,
-                url: exchange.request.url,
-                body: ResponseBody(producer: sequence.sequence),
-                metricsRecorder: exchange.request.metrics
-            )
-        )
+        self.headToHandOver = (promise, response)
     }
 
     /// Hands a body part to the consumer; a full buffer holds the next reads back.
     func forwardBodyPart(_ part: ByteBuffer, totalReceived: Int) {
-        guard let exchange, let source = exchange.bodySource else { return }
+        guard let exchange, let feed = exchange.body else { return }
         exchange.request.metrics.record { $0.bodyBytesReceived = totalReceived }
-        if source.yield(part) == .stopProducing {
+        if feed.yield(part) {
             self.machine.consumerBufferFull(exchange.id)
         }
     }

@@ -1,0 +1,108 @@
+import NIOCore
+import Synchronization
+
+/// The event loop's end of one response body: it yields the body's parts to the consumer and
+/// ends the body, and it lets the consumer's side tell whether its demand or its leaving needs
+/// the event loop at all.
+///
+/// Telling the event loop means a hop to it, which wakes it when it sleeps. So the consumer's
+/// demand hops only when socket reads are held back, and a consumer that stops iterating cancels
+/// the request only when the body has not ended. The two sides agree through atomics, never a
+/// lock: a consumer that a yield wakes must not find the event loop holding one.
+final class ResponseBodyFeed: Sendable {
+    /// The body this feed fills.
+    let body: ResponseBody
+    private let source: ResponseBody.Producer.Source
+    private let flow: Flow
+
+    /// A feed whose `onDemand` runs when the consumer wants more after reads were held back, and
+    /// `onAbandon` when the consumer stops before the body has ended; both on the consumer's thread.
+    init(onDemand: @escaping @Sendable () -> Void, onAbandon: @escaping @Sendable () -> Void) {
+        let flow = Flow()
+        let delegate = ResponseBodyDelegate(
+            onProduceMore: { if flow.consumerWantsMore() { onDemand() } },
+            onTerminate: { if !flow.hasEnded { onAbandon() } }
+        )
+        let sequence = ResponseBody.Producer.makeSequence(
+            elementType: ByteBuffer.self,
+            failureType: (any Error).self,
+            backPressureStrategy: HTTPClientRequestHandler.bodyBackPressure,
+            finishOnDeinit: false,
+            delegate: delegate
+        )
+        self.flow = flow
+        self.source = sequence.source
+        self.body = ResponseBody(producer: sequence.sequence)
+    }
+
+    /// Hands `part` to the consumer; `true` when socket reads must be held back until the
+    /// consumer asks for more.
+    func yield(_ part: ByteBuffer) -> Bool {
+        self.flow.yielded(full: self.source.yield(part) == .stopProducing)
+    }
+
+    /// Ends the body, with `error` when it did not arrive whole.
+    func finish(_ error: (any Error)? = nil) {
+        self.flow.end()
+        if let error {
+            self.source.finish(error)
+        } else {
+            self.source.finish()
+        }
+    }
+
+    /// Whether reads are held back, as both sides see it.
+    ///
+    /// The producer asks for more (the consumer's `produceMore`) after a yield that found the
+    /// buffer full, but it may ask before the event loop has read that yield's answer: a demand
+    /// that finds nothing held is kept, and the event loop, finding it, does not hold reads back.
+    /// The producer also asks once when the consumer waits before the first part; that demand
+    /// belongs to no full buffer, so at worst one later full buffer is not held back (one more
+    /// part buffered, never a stall).
+    private final class Flow: Sendable {
+        private static let flowing: UInt8 = 0
+        private static let held: UInt8 = 1
+        private static let demanded: UInt8 = 2
+
+        private let reads = Atomic<UInt8>(0)
+        private let ended = Atomic<Bool>(false)
+
+        /// On the event loop, after a yield; `full` when the buffer was full. Returns whether to
+        /// hold reads back.
+        func yielded(full: Bool) -> Bool {
+            guard full else {
+                // Demand is outstanding: an earlier demand has nothing left to answer.
+                _ = self.reads.compareExchange(expected: Self.demanded, desired: Self.flowing, ordering: .acquiringAndReleasing)
+                return false
+            }
+            let (exchanged, found) = self.reads.compareExchange(expected: Self.flowing, desired: Self.held, ordering: .acquiringAndReleasing)
+            if exchanged || found == Self.held {
+                return true
+            }
+            // The demand for this full buffer came first.
+            self.reads.store(Self.flowing, ordering: .releasing)
+            return false
+        }
+
+        /// On the consumer's thread: whether the event loop must be told (reads were held back).
+        func consumerWantsMore() -> Bool {
+            var current = self.reads.load(ordering: .acquiring)
+            while current != Self.demanded {
+                // Held reads are released (and the loop told); otherwise the demand is kept.
+                let next = current == Self.held ? Self.flowing : Self.demanded
+                let (exchanged, found) = self.reads.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
+                if exchanged {
+                    return current == Self.held
+                }
+                current = found
+            }
+            return false
+        }
+
+        func end() {
+            self.ended.store(true, ordering: .releasing)
+        }
+
+        var hasEnded: Bool { self.ended.load(ordering: .acquiring) }
+    }
+}
