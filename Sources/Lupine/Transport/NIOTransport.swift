@@ -148,6 +148,10 @@ public final class NIOTransport: Transport {
     /// Waits for the response head of the request `started` began, sending its streamed body
     /// with `produce`. Cancelling the calling Swift task, or `cancellation` until the response
     /// body has ended, cancels the request.
+    ///
+    /// Once the head is there, the body's sending has ended or been stopped (an answer that
+    /// comes first stops it: the server has decided), so a source still producing is cancelled
+    /// rather than waited for: one that waits for its own caller would keep the answer back.
     private static func send(
         _ started: Started,
         cancellation: TransportCancellation,
@@ -160,10 +164,12 @@ public final class NIOTransport: Transport {
             guard let produce else {
                 return try await head.value().get()
             }
-            async let uploaded: Void = Self.upload(id, on: connection, produce: produce)
-            let response = try await head.value().get()
-            await uploaded
-            return response
+            return try await withThrowingTaskGroup(of: Void.self) { uploading in
+                uploading.addTask { await Self.upload(id, on: connection, produce: produce) }
+                let response = try await head.value().get()
+                uploading.cancelAll()
+                return response
+            }
         } onCancel: {
             connection.cancel(id)
         }
