@@ -174,7 +174,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         let loopBoundSelf = NIOLoopBound(self, eventLoop: self.eventLoop)
         let eventLoop = self.eventLoop
         let id = exchange.id
-        let feed = ResponseBodyFeed(
+        let (feed, body) = ResponseBodyFeed.make(
             onDemand: { eventLoop.execute { loopBoundSelf.value.consumerDemand(id) } },
             onAbandon: { eventLoop.execute { loopBoundSelf.value.cancel(id) } }
         )
@@ -184,7 +184,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             version: head.version,
             headers: head.headers,
             url: exchange.request.url,
-            body: feed.body,
+            body: body,
             metricsRecorder: exchange.request.metrics
         )
         self.headToHandOver = (promise, response)

@@ -10,14 +10,25 @@ import Synchronization
 /// the request only when the body has not ended. The two sides agree through atomics, never a
 /// lock: a consumer that a yield wakes must not find the event loop holding one.
 final class ResponseBodyFeed: Sendable {
-    /// The body this feed fills.
-    let body: ResponseBody
     private let source: ResponseBody.Producer.Source
     private let flow: Flow
 
-    /// A feed whose `onDemand` runs when the consumer wants more after reads were held back, and
-    /// `onAbandon` when the consumer stops before the body has ended; both on the consumer's thread.
-    init(onDemand: @escaping @Sendable () -> Void, onAbandon: @escaping @Sendable () -> Void) {
+    private init(source: ResponseBody.Producer.Source, flow: Flow) {
+        self.source = source
+        self.flow = flow
+    }
+
+    /// A feed and the body it fills, whose `onDemand` runs when the consumer wants more after
+    /// reads were held back, and `onAbandon` when the consumer stops before the body has ended;
+    /// both on the consumer's thread.
+    ///
+    /// The feed keeps only the producing end: the body is the caller's alone, so that a caller
+    /// who drops it without iterating it ends it (and so cancels the request), which a feed
+    /// holding it would prevent for as long as the request lives.
+    static func make(
+        onDemand: @escaping @Sendable () -> Void,
+        onAbandon: @escaping @Sendable () -> Void
+    ) -> (feed: ResponseBodyFeed, body: ResponseBody) {
         let flow = Flow()
         let delegate = ResponseBodyDelegate(
             onProduceMore: { if flow.consumerWantsMore() { onDemand() } },
@@ -30,9 +41,7 @@ final class ResponseBodyFeed: Sendable {
             finishOnDeinit: false,
             delegate: delegate
         )
-        self.flow = flow
-        self.source = sequence.source
-        self.body = ResponseBody(producer: sequence.sequence)
+        return (ResponseBodyFeed(source: sequence.source, flow: flow), ResponseBody(producer: sequence.sequence))
     }
 
     /// Hands `part` to the consumer; `true` when socket reads must be held back until the
