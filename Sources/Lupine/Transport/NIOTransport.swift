@@ -43,7 +43,8 @@ public final class NIOTransport: Transport {
     }
 
     public func execute(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.cancellation.isCancelled {
+        // A pooled connection would start the request at once, and a cancel only reach it on the wire.
+        if request.cancellation.isCancelled || Task.isCancelled {
             throw TransportError.cancelled
         }
         // NIO traps on a non-ASCII name and refuses CR, LF and NUL as if the server were at fault.
