@@ -151,8 +151,9 @@ public final class NIOTransport: Transport {
     /// body has ended, cancels the request.
     ///
     /// Once the head is there, the body's sending has ended or been stopped (an answer that
-    /// comes first stops it: the server has decided), so a source still producing is cancelled
-    /// rather than waited for: one that waits for its own caller would keep the answer back.
+    /// comes first stops it: the server has decided), so a source still producing is cancelled,
+    /// then awaited (a file body stays open until it returns): a source that waits for its own
+    /// caller answers once it honours the cancellation; one that ignores it keeps the answer back.
     private static func send(
         _ started: Started,
         cancellation: TransportCancellation,

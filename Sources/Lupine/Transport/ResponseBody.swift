@@ -75,8 +75,9 @@ public struct ResponseBodyTooLargeError: Error, Sendable, Equatable {
     public let limit: Int
 }
 
-/// Connects the body producer's demand to the connection: more demand resumes socket reads,
-/// termination by the consumer cancels the request.
+/// Connects the body producer to the connection: the producer's calls for more demand and its
+/// termination, which ``ResponseBodyFeed`` passes on only when they change something there
+/// (reads held back, a body not yet ended).
 final class ResponseBodyDelegate: NIOAsyncSequenceProducerDelegate {
     private let onProduceMore: @Sendable () -> Void
     private let onTerminate: @Sendable () -> Void

@@ -42,13 +42,6 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         }
     }
 
-    /// How many body parts may wait for the consumer: socket reads stop once two wait and resume
-    /// once it has taken both. A part is at most one socket read (256 KiB, see
-    /// ``ConnectionFactory``) and the kernel's socket buffer holds what the server sends
-    /// meanwhile, so a large download keeps well under a MiB of its body in memory however slow
-    /// its consumer (a file on a slow disk), and a fast one still finds the next part waiting.
-    static let bodyBackPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(lowWatermark: 1, highWatermark: 2)
-
     var machine = HTTP1RequestStateMachine()
     var exchange: Exchange?
     /// The connection's timer for the timeouts and when it fires (`+Watchdog.swift`).
@@ -97,7 +90,8 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     // MARK: Requests
 
     /// Starts `request` as request `id`: writes its head (and in-memory body) and completes
-    /// `headPromise` when the response head arrives.
+    /// `headPromise` with the response head once the read that brought it is parsed, or when the
+    /// request ends (``headToHandOver``).
     func start(_ request: PreparedRequest, id: RequestID, headPromise: EventLoopPromise<TransportResponse>) {
         guard self.context != nil else {
             headPromise.fail(TransportError.connectionClosedBeforeResponse)

@@ -10,6 +10,13 @@ import Synchronization
 /// the request only when the body has not ended. The two sides agree through atomics, never a
 /// lock: a consumer that a yield wakes must not find the event loop holding one.
 final class ResponseBodyFeed: Sendable {
+    /// How many body parts may wait for the consumer: socket reads stop once two wait and resume
+    /// once it has taken both. A part is at most one socket read (256 KiB, see
+    /// ``ConnectionFactory``) and the kernel's socket buffer holds what the server sends
+    /// meanwhile, so a large download keeps well under a MiB of its body in memory however slow
+    /// its consumer (a file on a slow disk), and a fast one still finds the next part waiting.
+    static let bodyBackPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(lowWatermark: 1, highWatermark: 2)
+
     private let source: ResponseBody.Producer.Source
     private let flow: Flow
 
@@ -19,8 +26,8 @@ final class ResponseBodyFeed: Sendable {
     }
 
     /// A feed and the body it fills, whose `onDemand` runs when the consumer wants more after
-    /// reads were held back, and `onAbandon` when the consumer stops before the body has ended;
-    /// both on the consumer's thread.
+    /// reads were held back (on the consumer's thread), and `onAbandon` when the consumer stops
+    /// before the body has ended (on the thread that drops the body or cancels its iteration).
     ///
     /// The feed keeps only the producing end: the body is the caller's alone, so that a caller
     /// who drops it without iterating it ends it (and so cancels the request), which a feed
@@ -37,7 +44,7 @@ final class ResponseBodyFeed: Sendable {
         let sequence = ResponseBody.Producer.makeSequence(
             elementType: ByteBuffer.self,
             failureType: (any Error).self,
-            backPressureStrategy: HTTPClientRequestHandler.bodyBackPressure,
+            backPressureStrategy: Self.bodyBackPressure,
             finishOnDeinit: false,
             delegate: delegate
         )
