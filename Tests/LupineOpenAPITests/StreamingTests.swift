@@ -11,8 +11,14 @@ import Testing
 @Suite struct StreamingTests {
     static let length = 3 * 1024 * 1024 + 17
 
+    /// What these tests check is the streaming, not its speed: a 3 MiB body on a machine busy
+    /// with the rest of the suite may take longer than the default 60 s.
+    static func patient(_ manager: HTTPSessionManager) {
+        manager.requestSerializer.base.timeoutInterval = 600
+    }
+
     @Test func aDownloadWithALengthStreamsAndSaysItsLength() async throws {
-        try await withClient { _, _, client in
+        try await withClient(configuring: Self.patient) { _, _, client in
             let body = try await client.getBytes(path: .init(n: Self.length)).ok.body.binary
             #expect(body.length == .known(Int64(Self.length)))
             #expect(body.iterationBehavior == .single)
@@ -22,7 +28,7 @@ import Testing
     }
 
     @Test func aChunkedDownloadStreams() async throws {
-        try await withClient { _, _, client in
+        try await withClient(configuring: Self.patient) { _, _, client in
             let body = try await client.getStreamBytes(path: .init(n: Self.length)).ok.body.binary
             #expect(body.length == .unknown)
             let checked = try await DeterministicBody.check(body)
@@ -31,7 +37,7 @@ import Testing
     }
 
     @Test func anUploadWithALengthIsSentWithContentLength() async throws {
-        try await withClient { _, _, client in
+        try await withClient(configuring: Self.patient) { _, _, client in
             let body = DeterministicBody.upload(length: Self.length)
             let receipt = try await client.upload(body: .binary(body)).ok.body.json
             #expect(receipt.bytes == Int64(Self.length))
@@ -41,7 +47,7 @@ import Testing
     }
 
     @Test func anUploadWithoutALengthIsSentChunked() async throws {
-        try await withClient { _, _, client in
+        try await withClient(configuring: Self.patient) { _, _, client in
             let body = DeterministicBody.upload(length: Self.length, declaresLength: false)
             let receipt = try await client.upload(body: .binary(body)).ok.body.json
             #expect(receipt.bytes == Int64(Self.length))
