@@ -71,13 +71,25 @@ struct FileDownload {
     }
 
     /// What the library continues: with `--continue`, the file's bytes and the validator of its
-    /// record (when the record is for this URL); otherwise the whole body, into the same file.
+    /// record; otherwise the whole body, into the same file. Without a record the file is
+    /// continued by `Range` alone, as `curl -C -` does. A record of another URL (a signed link
+    /// renewed, a mirror) still lends its validator, so the server sends the rest only of the
+    /// same representation (`If-Range`), and the whole body otherwise; that, and a record that
+    /// cannot be read, is said, never silently dropped.
     private func resumeData() -> ResumeData {
         let length = self.continuing ? Self.size(of: self.file) : 0
         var resumeData = ResumeData(url: self.request.url, bytesReceived: length, temporaryFileURL: self.file)
-        if length > 0, let saved = ResumeRecord.read(for: self.file), saved.belongs(to: self.request.url) {
+        guard length > 0 else { return resumeData }
+        let record = ResumeRecord.location(of: self.file)
+        if let saved = ResumeRecord.read(for: self.file) {
             resumeData.entityTag = saved.entityTag
             resumeData.lastModified = saved.lastModified
+            if !saved.belongs(to: self.request.url) {
+                let origin = (saved.originalURL ?? saved.url).absoluteString
+                StandardError.write("lupine: warning: \(self.file.path) was started from \(origin); it is continued only if this URL serves the same representation (If-Range), and downloaded whole otherwise\n")
+            }
+        } else if ResumeRecord.exists(for: self.file) {
+            StandardError.write("lupine: warning: \(record.path) is not a resume record Lupine can read; continuing without checking that \(self.file.path) is unchanged\n")
         }
         return resumeData
     }

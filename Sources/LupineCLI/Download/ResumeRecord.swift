@@ -37,9 +37,15 @@ enum ResumeRecord {
         let record = Self.location(of: file)
         // Only a record of ours is ever replaced: a link, FIFO, device or folder of that name, or a
         // file that is not resume data (a user's own `X.lupine-resume`), is left alone.
-        var info = stat()
-        if lstat(record.path, &info) == 0, Self.read(for: file) == nil {
+        switch Self.read(for: file) {
+        case .some(let saved) where saved.url == resumeData.url && saved.entityTag == resumeData.entityTag && saved.lastModified == resumeData.lastModified:
+            // Already saved (a continued body with the same validator): nothing to write, so
+            // nothing to fail on a full disk.
+            return true
+        case .none where Self.exists(for: file):
             return false
+        default:
+            break
         }
         let staging = record.deletingLastPathComponent().appending(path: ".\(record.lastPathComponent).\(UUID().uuidString)")
         let descriptor = open(staging.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, S_IRUSR | S_IWUSR)
@@ -51,6 +57,12 @@ enum ResumeRecord {
             return false
         }
         return true
+    }
+
+    /// Whether anything at all has the name of `file`'s record (a link is not followed).
+    static func exists(for file: URL) -> Bool {
+        var info = stat()
+        return lstat(Self.location(of: file).path, &info) == 0
     }
 
     /// Removes the record of `file` (the download is whole) when it is one: a regular file of

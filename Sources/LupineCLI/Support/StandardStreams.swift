@@ -15,15 +15,31 @@ private let systemWrite = Darwin.write
 enum StandardOutput {
     /// Opens /dev/null on any of descriptors 0, 1 and 2 that the process was started without
     /// (`lupine get URL >&-`), as curl does: otherwise the first descriptor the event loops open
-    /// takes number 1, and the body would be written into it. Call before any I/O is set up.
+    /// takes number 1, and the body would be written into it. Writes meant for a descriptor that
+    /// was closed still fail (``OutputError``, `EBADF`), as curl's do: a body must not vanish into
+    /// /dev/null with a success status. Call before any I/O is set up.
     static func reserveStandardDescriptors() {
+        _ = Self.closedAtStart
+    }
+
+    /// The standard descriptors the process was started without, each now open on /dev/null;
+    /// found and filled once, on first use.
+    private static let closedAtStart: [CInt] = {
+        var closed: [CInt] = []
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+            closed.append(descriptor)
             let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
             if opened >= 0 && opened != descriptor {
                 dup2(opened, descriptor)
                 close(opened)
             }
         }
+        return closed
+    }()
+
+    /// Whether the process was started without `descriptor` (0, 1 or 2) open.
+    static func wasClosedAtStart(_ descriptor: CInt) -> Bool {
+        Self.closedAtStart.contains(descriptor)
     }
 
     /// Whether standard output is a terminal (then bodies may be formatted for a person).
@@ -66,8 +82,12 @@ enum StandardOutput {
     }
 
     /// `write(2)` until every byte is out; the `errno` that stopped it, if any. The first write
-    /// to a standard output that is a terminal ends the activity spinner.
+    /// to a standard output that is a terminal ends the activity spinner. A standard descriptor
+    /// the process was started without takes nothing.
     private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: CInt) -> CInt? {
+        if Self.closedAtStart.contains(descriptor) {
+            return EBADF
+        }
         if descriptor == STDOUT_FILENO, Self.isTerminalAtStart {
             ActivitySpinner.finishAll()
         }

@@ -63,6 +63,30 @@ import Darwin
         #expect(try Self.sha256(of: file) == Self.expectedDigest)
     }
 
+    @Test func aRecordOfAnotherURLGuardsContinueAndOneThatCannotBeReadIsSaid() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let file = sandbox.work.appending(path: "part.bin")
+        let record = sandbox.work.appending(path: "part.bin.lupine-resume")
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
+        _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "part.bin"], in: sandbox.work)
+        #expect(FileManager.default.fileExists(atPath: record.path))
+        // Another resource: its representation is not the one the bytes start, so it comes whole
+        // (If-Range with the record's tag), never appended to another resource's bytes.
+        let other = server.baseURL.absoluteString + "/bytes/\(Self.length / 2)"
+        let replaced = try await LupineCommandLineTests.lupine(["download", other, "-o", "part.bin", "--continue"], in: sandbox.work)
+        #expect(replaced.status == 0 && replaced.stderr.contains("was started from") && !replaced.stderr.contains("(resumed)"), "\(replaced.stderr)")
+        #expect(Array(try Data(contentsOf: file)) == DeterministicBytes.bytes(in: 0..<(Self.length / 2)))
+        // A record that is not resume data: continued by Range alone, as curl -C -, but said.
+        _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "part.bin"], in: sandbox.work)
+        try Data("not a record".utf8).write(to: record)
+        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "part.bin", "--continue"], in: sandbox.work)
+        #expect(continued.status == 0 && continued.stderr.contains("is not a resume record"), "\(continued.stderr)")
+        #expect(try Self.sha256(of: file) == Self.expectedDigest)
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
     @Test func theResumeRecordHoldsNoCredentialsAndIsPrivate() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

@@ -113,20 +113,26 @@ import Darwin
         #expect(Array(try Data(contentsOf: folder.appending(path: "stdout"))) == DeterministicBytes.bytes(in: 0..<3))
     }
 
-    @Test func aClosedStdoutIsNotTakenByAnInternalDescriptor() async throws {
+    @Test func aClosedStdoutIsNotTakenByAnInternalDescriptorNorReportedAsSuccess() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }
         let folder = try temporaryFolder()
-        let process = try ChildProcess.start(
-            LupineCommandLineTests.executable,
-            ["get", server.baseURL.absoluteString + "/bytes/100000"],
-            in: folder,
-            stdout: nil,
-            stderr: folder.appending(path: "stderr")
-        )
-        let exit = await process.wait()
-        // The body goes to /dev/null, as curl's does, not into an event loop's descriptor.
-        #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: folder.appending(path: "stderr"))) ?? Data(), as: UTF8.self))")
+        let stderr = folder.appending(path: "stderr")
+        func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+            let process = try ChildProcess.start(LupineCommandLineTests.executable, arguments, in: folder, stdout: nil, stderr: stderr)
+            let status = await process.wait().status
+            return (status, String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self))
+        }
+        // The body cannot be written where it was asked for: a failure, as curl's exit 23, never
+        // a success with the body gone to /dev/null (nor into an event loop's descriptor).
+        let body = try await run(["get", server.baseURL.absoluteString + "/bytes/100000"])
+        #expect(body.status == 1 && body.stderr.contains("Bad file descriptor"), "\(body.stderr)")
+        let named = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "/dev/stdout"])
+        #expect(named.status == 1 && named.stderr.contains("started without"), "\(named.stderr)")
+        // A download into a file needs no standard output.
+        let file = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "f"])
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(Array(try Data(contentsOf: folder.appending(path: "f"))) == DeterministicBytes.bytes(in: 0..<100))
     }
 
     @Test func aDecompressionBombIsNotOfferedToContinue() async throws {

@@ -67,7 +67,7 @@ final class DownloadFile {
         do {
             try await inFlight.get()
         } catch {
-            throw .downloadFailed(.fileWriteFailed(self.url, reason: String(describing: error)))
+            throw .downloadFailed(.fileWriteFailed(self.url, reason: TransportErrorWords.describe(error)))
         }
     }
 
@@ -81,7 +81,7 @@ final class DownloadFile {
                 }
             }
         } catch {
-            throw .downloadFailed(.fileWriteFailed(self.url, reason: String(describing: error)))
+            throw .downloadFailed(.fileWriteFailed(self.url, reason: TransportErrorWords.describe(error)))
         }
         self.length = length
     }
@@ -108,7 +108,7 @@ final class DownloadFile {
                 )
             }
         } catch {
-            throw .downloadFailed(.fileWriteFailed(url, reason: String(describing: error)))
+            throw .downloadFailed(.fileWriteFailed(url, reason: TransportErrorWords.describe(error)))
         }
     }
 }
