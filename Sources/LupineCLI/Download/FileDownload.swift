@@ -86,7 +86,10 @@ struct FileDownload {
             resumeData.lastModified = saved.lastModified
             if !saved.belongs(to: self.request.url) {
                 let origin = (saved.originalURL ?? saved.url).absoluteString
-                StandardError.write("lupine: warning: \(self.file.path) was started from \(origin); it is continued only if this URL serves the same representation (If-Range), and downloaded whole otherwise\n")
+                StandardError.write(
+                    "lupine: warning: \(self.file.path) was started from \(origin); it is continued only if this URL "
+                        + "serves the same representation (If-Range), and downloaded whole otherwise\n"
+                )
             }
         } else if ResumeRecord.exists(for: self.file) {
             StandardError.write("lupine: warning: \(record.path) is not a resume record Lupine can read; continuing without checking that \(self.file.path) is unchanged\n")
