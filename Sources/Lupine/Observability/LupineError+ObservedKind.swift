@@ -44,6 +44,7 @@ extension TransportError {
         case .serverTrustRejected: return "serverTrustRejected"
         case .connectionClosedBeforeResponse: return "connectionClosedBeforeResponse"
         case .connectionClosedMidBody: return "connectionClosedMidBody"
+        case .connectionClosedMidUpload: return "connectionClosedMidUpload"
         case .invalidResponse: return "invalidResponse"
         case .decompressionLimitExceeded: return "decompressionLimitExceeded"
         case .decompressionFailed: return "decompressionFailed"

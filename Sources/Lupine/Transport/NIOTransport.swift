@@ -150,10 +150,12 @@ public final class NIOTransport: Transport {
     /// with `produce`. Cancelling the calling Swift task, or `cancellation` until the response
     /// body has ended, cancels the request.
     ///
-    /// Once the head is there, the body's sending has ended or been stopped (an answer that
-    /// comes first stops it: the server has decided), so a source still producing is cancelled,
-    /// then awaited (a file body stays open until it returns): a source that waits for its own
-    /// caller answers once it honours the cancellation; one that ignores it keeps the answer back.
+    /// An answer other than 2xx that comes before the body is sent stops the sending (the server
+    /// has decided): a source still producing is cancelled, then awaited (a file body stays open
+    /// until it returns); a source that waits for its own caller answers once it honours the
+    /// cancellation, one that ignores it keeps the answer back. A 2xx answer that comes first is
+    /// handed over once the whole body is sent, as the server reads on; the response body ends
+    /// with the upload, and fails if the body could not be sent to its end.
     private static func send(
         _ started: Started,
         cancellation: TransportCancellation,
@@ -169,7 +171,9 @@ public final class NIOTransport: Transport {
             return try await withThrowingTaskGroup(of: Void.self) { uploading in
                 uploading.addTask { await Self.upload(id, on: connection, produce: produce) }
                 let response = try await head.value().get()
-                uploading.cancelAll()
+                if !(200..<300).contains(response.status.code) {
+                    uploading.cancelAll()
+                }
                 return response
             }
         } onCancel: {

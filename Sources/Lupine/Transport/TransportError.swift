@@ -28,6 +28,9 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case connectionClosedBeforeResponse
     /// The server closed the connection before the response body was complete.
     case connectionClosedMidBody(receivedBytes: Int, expectedBytes: Int?)
+    /// The server answered (2xx) before the streamed request body was complete, then closed the
+    /// connection before taking the rest of it: `sentBytes` of the body were written.
+    case connectionClosedMidUpload(sentBytes: Int, declaredBytes: Int?)
     /// The server's response violated HTTP/1.1; `reason` says how, as a sentence
     /// (`the server's response is not HTTP/1.x`).
     case invalidResponse(reason: String)
@@ -75,6 +78,9 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
         case .connectionClosedMidBody(let received, let expected):
             let of = expected.map { " of \($0)" } ?? ""
             return "the server closed the connection after \(received)\(of) body bytes"
+        case .connectionClosedMidUpload(let sent, let declared):
+            let of = declared.map { " of \($0)" } ?? ""
+            return "the server answered, then closed the connection after taking \(sent)\(of) request body bytes"
         case .invalidResponse(let reason):
             return MessageText.oneLine(reason)
         case .decompressionLimitExceeded(let inflated, let compressed, let limit):

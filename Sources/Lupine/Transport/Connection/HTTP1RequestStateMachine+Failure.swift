@@ -10,7 +10,8 @@ extension HTTP1RequestStateMachine {
 
     /// The read timer of request `id` fired. Activity only moved the last-activity instant, so the
     /// timer is re-armed for the remainder while the server is not silent for long enough. Silence
-    /// that is ours (a consumer holding reads back, a body source slow to produce) does not count.
+    /// that is ours (a consumer holding reads back, a body source slow to produce) does not count,
+    /// except held reads while an answered request's body waits for the server to take it.
     mutating func readTimerFired(_ id: RequestID, now: NIODeadline) -> Action {
         guard case .running(var running) = self.state, running.id == id, let timeout = running.readTimeout else {
             return .none
@@ -20,8 +21,15 @@ extension HTTP1RequestStateMachine {
             return .scheduleReadTimer(in: timeout - idle)
         }
         var silenceIsOurs = self.readsPaused
-        if case .sendingBody(_, _, producerParked: false) = running.requestPhase {
+        switch (running.requestPhase, running.responsePhase) {
+        case (.sendingBody(_, _, producerParked: false), _):
             silenceIsOurs = true
+        case (.sendingBody(_, _, producerParked: true), .streamingBody), (.sendingBody, .receivedWhileSending):
+            // Answered (2xx), and the server takes no more of the body: the caller reads the
+            // response once the body is sent, so held reads are no reason to wait for ever.
+            silenceIsOurs = false
+        default:
+            break
         }
         guard silenceIsOurs else {
             return self.fail(.readTimeout(timeout: timeout))
@@ -52,7 +60,7 @@ extension HTTP1RequestStateMachine {
         guard case .running(let running) = self.state else {
             return .closeConnection
         }
-        return self.fail(Self.transportError(for: error, during: running.responsePhase))
+        return self.fail(Self.transportError(for: error, during: running))
     }
 
     /// The connection closed.
@@ -61,7 +69,7 @@ extension HTTP1RequestStateMachine {
             self.state = .closed(.connectionClosedBeforeResponse)
             return .none
         }
-        return self.fail(Self.closedError(during: running.responsePhase))
+        return self.fail(Self.closedError(during: running))
     }
 
     /// Fails the request in flight; the connection is unusable from now on.
@@ -73,27 +81,31 @@ extension HTTP1RequestStateMachine {
         return .failRequest(error)
     }
 
-    static func transportError(for error: any Error, during phase: ResponsePhase) -> TransportError {
+    static func transportError(for error: any Error, during running: Running) -> TransportError {
         switch error {
         case let error as TransportError:
             return error
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
             return .decompressionFailed(reason: TransportErrorWords.decompressionFailure(error))
         case HTTPParserError.invalidEOFState:
-            return self.closedError(during: phase)
+            return self.closedError(during: running)
         case let error as HTTPParserError:
             return .invalidResponse(reason: TransportErrorWords.parserFailure(error))
         case is IOError, NIOSSLError.uncleanShutdown, ChannelError.eof, ChannelError.ioOnClosedChannel:
-            return self.closedError(during: phase)
+            return self.closedError(during: running)
         default:
             return .invalidResponse(reason: "the connection failed: \(TransportErrorWords.describe(error))")
         }
     }
 
-    static func closedError(during phase: ResponsePhase) -> TransportError {
-        if case .streamingBody(let received, let expected) = phase {
+    static func closedError(during running: Running) -> TransportError {
+        switch (running.responsePhase, running.requestPhase) {
+        case (.streamingBody(let received, let expected), _):
             return .connectionClosedMidBody(receivedBytes: received, expectedBytes: expected)
+        case (.receivedWhileSending, .sendingBody(let declared, let sent, _)):
+            return .connectionClosedMidUpload(sentBytes: sent, declaredBytes: declared)
+        default:
+            return .connectionClosedBeforeResponse
         }
-        return .connectionClosedBeforeResponse
     }
 }

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOHTTP1
 
-/// Receiving the response: its head (1xx skipped, an early answer stopping the upload), its body
-/// parts, its end, and the read pausing that keeps a slow consumer's buffer bounded.
+/// Receiving the response: its head (1xx skipped, an early answer other than 2xx stopping the
+/// upload), its body parts, its end, and the read pausing that keeps a slow consumer's buffer bounded.
 extension HTTP1RequestStateMachine {
     /// A response head arrived.
     mutating func receivedHead(_ head: HTTPResponseHead, now: NIODeadline) -> Action {
@@ -24,9 +24,10 @@ extension HTTP1RequestStateMachine {
         // A connection that switched protocols no longer speaks HTTP/1.1: never reused.
         running.keepAlive = running.keepAlive && head.isKeepAlive && head.status != .switchingProtocols
         var stopUpload = false
-        if case .sendingBody(_, _, let parked) = running.requestPhase {
-            // The server answered before the request body was complete: stop sending (the server
+        if case .sendingBody(_, _, let parked) = running.requestPhase, !(200..<300).contains(head.status.code) {
+            // The server refused before the request body was complete: stop sending (the server
             // has decided), and never reuse the connection, whose request framing is now broken.
+            // A 2xx answer is the server's choice to answer first: the body is sent on.
             running.keepAlive = false
             running.requestPhase = .sent
             stopUpload = parked
@@ -34,7 +35,7 @@ extension HTTP1RequestStateMachine {
         let expected = head.headers.first(name: "Content-Length").flatMap(Int.init)
         running.responsePhase = .streamingBody(received: 0, expected: expected)
         self.state = .running(running)
-        return .forwardHead(head, expectedLength: expected, stopUpload: stopUpload)
+        return .forwardHead(head, stopUpload: stopUpload)
     }
 
     /// A response body part arrived.
@@ -56,18 +57,28 @@ extension HTTP1RequestStateMachine {
     /// The response ended. The connection is released before the consumer learns the body ended
     /// (the handler finishes the stream last), so that its next request finds it idle.
     mutating func receivedEnd() -> Action {
-        guard case .running(let running) = self.state else {
+        guard case .running(var running) = self.state else {
             return self.responseNobodyAskedFor()
         }
         guard case .streamingBody = running.responsePhase else {
             return .none
         }
-        let reusable = running.keepAlive
-        self.state = reusable ? .idle : .closed(.connectionClosedBeforeResponse)
+        if case .sendingBody = running.requestPhase {
+            // A 2xx answer, whole before the request body: the request ends with the upload.
+            running.responsePhase = .receivedWhileSending
+            self.state = .running(running)
+            return .none
+        }
+        return self.succeed(keepAlive: running.keepAlive)
+    }
+
+    /// Ends the request in flight: the connection goes back idle when `keepAlive`, else closes.
+    mutating func succeed(keepAlive: Bool) -> Action {
+        self.state = keepAlive ? .idle : .closed(.connectionClosedBeforeResponse)
         let resumeReading = self.heldRead
         self.readsPaused = false
         self.heldRead = false
-        return .succeedRequest(reusable: reusable, resumeReading: resumeReading)
+        return .succeedRequest(reusable: keepAlive, resumeReading: resumeReading)
     }
 
     // MARK: Read pausing

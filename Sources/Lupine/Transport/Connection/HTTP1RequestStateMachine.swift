@@ -7,8 +7,10 @@ import NIOHTTP1
 /// events and performs the ``Action`` it returns.
 ///
 /// Rules: a request starts only on an idle connection; a streamed body is counted against its
-/// declared length; a response that starts while the body is still being sent stops the upload and
-/// makes the connection unusable afterwards (its request framing is broken); 1xx informational
+/// declared length; a 2xx response that starts while the body is still being sent lets the upload
+/// go on to its end (as curl and AsyncHTTPClient do: the server may answer first and read on),
+/// and the request ends when both have; any other response stops the upload and makes the
+/// connection unusable afterwards (its request framing is broken); 1xx informational
 /// heads other than 101 are skipped; socket reads are held back while the consumer's buffer is
 /// full; a request fails when the server stays silent for its read timeout, silence the client
 /// causes itself (a paused consumer, a slow body source) not counting; any failure closes the
@@ -29,6 +31,9 @@ struct HTTP1RequestStateMachine {
     enum ResponsePhase: Equatable {
         case awaitingHead
         case streamingBody(received: Int, expected: Int?)
+        /// A 2xx response came whole while the body was still being sent: the body stream ends
+        /// (or fails) with the upload.
+        case receivedWhileSending
     }
 
     /// The request in flight.
@@ -65,11 +70,11 @@ struct HTTP1RequestStateMachine {
         case resumeBodyProducer
         /// The producer's write or end belongs to no request that is sending: fail it with this.
         case refuseBodyWrite(TransportError)
-        /// Write and flush the end of the request.
+        /// Write and flush the end of the request, then ask ``requestEndWritten()`` what follows.
         case writeRequestEnd
         /// Hand the response head to the caller and open its body stream; with `stopUpload`, fail
         /// the parked body producer with ``TransportError/cancelled``.
-        case forwardHead(HTTPResponseHead, expectedLength: Int?, stopUpload: Bool)
+        case forwardHead(HTTPResponseHead, stopUpload: Bool)
         /// Hand the body part to the consumer; `totalReceived` counts the body bytes so far.
         case forwardBodyPart(ByteBuffer, totalReceived: Int)
         /// Let a socket read through.
@@ -193,6 +198,15 @@ struct HTTP1RequestStateMachine {
         running.requestPhase = .sent
         self.state = .running(running)
         return .writeRequestEnd
+    }
+
+    /// The request's end is written: a response that came whole while the body was being sent
+    /// (a 2xx early answer) now succeeds.
+    mutating func requestEndWritten() -> Action {
+        guard case .running(let running) = self.state, case .receivedWhileSending = running.responsePhase else {
+            return .none
+        }
+        return self.succeed(keepAlive: running.keepAlive)
     }
 
     /// The body producer of request `id` failed; the request fails with its error.

@@ -24,8 +24,9 @@ extension HTTPClientRequestHandler {
             waiter?.succeed()
         case .writeRequestEnd:
             self.writeEnd()
-        case .forwardHead(let head, let expectedLength, let stopUpload):
-            self.forwardHead(head, expectedLength: expectedLength, stopUpload: stopUpload)
+            self.perform(self.machine.requestEndWritten())
+        case .forwardHead(let head, let stopUpload):
+            self.forwardHead(head, stopUpload: stopUpload)
         case .forwardBodyPart(let part, let totalReceived):
             self.forwardBodyPart(part, totalReceived: totalReceived)
         case .read:

@@ -158,7 +158,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     /// Opens the body stream of the response `head`; both go to the caller once the read that
     /// brought them is parsed.
-    func forwardHead(_ head: HTTPResponseHead, expectedLength: Int?, stopUpload: Bool) {
+    func forwardHead(_ head: HTTPResponseHead, stopUpload: Bool) {
         guard let exchange, let promise = exchange.headPromise else { return }
         exchange.headPromise = nil
         if stopUpload {

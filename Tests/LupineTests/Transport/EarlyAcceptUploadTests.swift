@@ -1,0 +1,93 @@
+import Foundation
+import LupineTestSupport
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import Lupine
+
+/// A server that answers 2xx before it has read the whole request body, then reads on (as curl
+/// and AsyncHTTPClient allow): the body is still sent to its end, the request ends when both
+/// have, and a server that then stops taking the body fails the request rather than leaving a
+/// cut upload behind a success.
+@Suite(.timeLimit(.minutes(5))) struct EarlyAcceptUploadTests {
+    typealias Machine = HTTP1RequestStateMachine
+
+    @Test func theUploadGoesOnToItsEndAndTheConnectionIsKept() async throws {
+        let length = 4 << 20
+        try await withScriptedServerAndTransport { server, transport in
+            let client = Task { try await transport.fetch(Self.upload(to: server.url, length: length)) }
+            let connection = try await server.nextConnection()
+            _ = await connection.readRequestHead()
+            try await connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            let received = await connection.readBytes(length)
+            #expect(received.count == length && received.allSatisfy { $0 == UInt8(ascii: "u") })
+            let (response, body) = try await client.value
+            #expect(response.status == .ok && body == ByteBuffer(string: "ok"))
+            // The request's framing is whole: the next request goes on the same connection.
+            let next = Task { try await transport.get(server.url.appending(path: "next")) }
+            #expect(await connection.readRequestHead()?.hasPrefix("GET /next ") == true)
+            try await connection.write("HTTP/1.1 204 No Content\r\n\r\n")
+            #expect(try await next.value.0.status == .noContent)
+        }
+    }
+
+    @Test func aServerThatAnswersThenStopsReadingFailsTheRequest() async throws {
+        try await withScriptedServerAndTransport { server, transport in
+            let client = Task { try await transport.fetch(Self.upload(to: server.url, length: 16 << 20)) }
+            let connection = try await server.nextConnection()
+            _ = await connection.readRequestHead()
+            try await connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+            _ = await connection.readBytes(1 << 20)
+            try await connection.close()
+            await #expect {
+                _ = try await client.value
+            } throws: { error in
+                guard case TransportError.connectionClosedMidUpload(let sent, let declared) = error else { return false }
+                return sent >= 1 << 20 && sent < 16 << 20 && declared == 16 << 20
+            }
+        }
+    }
+
+    @Test func theMachineEndsTheRequestWithTheUploadAndTimesOutAStalledOne() {
+        var machine = Machine()
+        let t0 = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/")
+        _ = machine.start(0, head: head, body: .streamed(length: 100), readTimeout: .seconds(10), now: t0)
+        _ = machine.bodyPartToWrite(0, part: ByteBuffer(repeating: 0, count: 10))
+        #expect(machine.bodyPartWritten(channelIsWritable: false).name == "parkBodyProducer")
+        guard case .forwardHead(_, let stopUpload) = machine.receivedHead(HTTPResponseHead(version: .http1_1, status: .ok), now: t0) else {
+            Issue.record("the head was not forwarded")
+            return
+        }
+        #expect(!stopUpload, "a 2xx answer lets the upload go on")
+        // The caller reads the response once the body is sent: held reads and a server that
+        // takes no more of the body is a stall, not the client's own silence.
+        machine.consumerBufferFull(0)
+        #expect(machine.readTimerFired(0, now: t0 + .seconds(11)).failure == TransportError.readTimeout(timeout: .seconds(10)).description)
+
+        var whole = Machine()
+        _ = whole.start(0, head: head, body: .streamed(length: 3), readTimeout: nil, now: t0)
+        _ = whole.receivedHead(HTTPResponseHead(version: .http1_1, status: .accepted, headers: ["Content-Length": "0"]), now: t0)
+        #expect(whole.receivedEnd().name == "none", "the request ends with its upload")
+        #expect(whole.bodyPartToWrite(0, part: ByteBuffer(string: "abc")).name == "writeBodyPart")
+        #expect(whole.bodyEnded(0).name == "writeRequestEnd")
+        guard case .succeedRequest(let reusable, _) = whole.requestEndWritten() else {
+            Issue.record("the request did not end with its upload")
+            return
+        }
+        #expect(reusable)
+    }
+
+    /// A POST of `length` bytes of `u`, streamed in 64 KiB parts.
+    static func upload(to url: URL, length: Int) -> TransportRequest {
+        let part = 64 << 10
+        let parts = AsyncStream<ByteBuffer> { continuation in
+            for offset in stride(from: 0, to: length, by: part) {
+                continuation.yield(ByteBuffer(repeating: UInt8(ascii: "u"), count: min(part, length - offset)))
+            }
+            continuation.finish()
+        }
+        return TransportRequest(method: .POST, url: url.appending(path: "upload"), body: .stream(parts, length: length), cancellation: TransportCancellation())
+    }
+}
