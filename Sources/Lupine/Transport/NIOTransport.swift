@@ -121,16 +121,8 @@ public final class NIOTransport: Transport {
         let mayRetry = replayable && attempt.head.method.isIdempotent
         var isRetry = false
         while true {
-            let started = try await self.pool.lease(
-                attempt.key,
-                requiresNewConnection: isRetry,
-                deadline: attempt.deadline,
-                cancellation: attempt.cancellation
-            ) { connection in
-                Started(connection: connection, request: connection.execute(prepared))
-            }
             do {
-                return try await Self.send(started, cancellation: attempt.cancellation, produce: produce)
+                return try await self.send(prepared, attempt: attempt, isRetry: isRetry, produce: produce)
             } catch TransportError.connectionClosedBeforeResponse
                 where mayRetry && !isRetry && attempt.metrics.snapshot.isReusedConnection
             {
@@ -140,15 +132,9 @@ public final class NIOTransport: Transport {
         }
     }
 
-    /// A request started on a connection: its ID there and its response head to come.
-    private struct Started: Sendable {
-        let connection: HTTPConnection
-        let request: (id: HTTPClientRequestHandler.RequestID, head: AwaitedValue<Result<TransportResponse, any Error>>)
-    }
-
-    /// Waits for the response head of the request `started` began, sending its streamed body
-    /// with `produce`. Cancelling the calling Swift task, or `cancellation` until the response
-    /// body has ended, cancels the request.
+    /// Sends `prepared` on a connection from the pool and waits for its response head, sending
+    /// its streamed body with `produce`. Cancelling the calling Swift task, or the attempt's
+    /// cancellation until the response body has ended, cancels the request.
     ///
     /// An answer other than 2xx that comes before the body is sent stops the sending (the server
     /// has decided): a source still producing is cancelled, then awaited (a file body stays open
@@ -156,28 +142,37 @@ public final class NIOTransport: Transport {
     /// cancellation, one that ignores it keeps the answer back. A 2xx answer that comes first is
     /// handed over once the whole body is sent, as the server reads on; the response body ends
     /// with the upload, and fails if the body could not be sent to its end.
-    private static func send(
-        _ started: Started,
-        cancellation: TransportCancellation,
+    private func send(
+        _ prepared: PreparedRequest,
+        attempt: Attempt,
+        isRetry: Bool,
         produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
     ) async throws -> TransportResponse {
-        let (connection, (id, head)) = (started.connection, started.request)
-        // After `execute`, so the cancel reaches the event loop after the request it cancels.
-        cancellation.whenCancelled { connection.cancel(id) }
+        let pending = PendingRequest(prepared, cancellation: attempt.cancellation, handsOverItsConnection: produce != nil)
+        let waiter = self.pool.lease(
+            attempt.key,
+            requiresNewConnection: isRetry,
+            deadline: attempt.deadline,
+            cancellation: attempt.cancellation,
+            deliver: pending.deliver
+        )
         return try await withTaskCancellationHandler {
-            guard let produce else {
-                return try await head.value().get()
+            guard let produce, let started = pending.started else {
+                return try await pending.head.value().get()
             }
+            let (connection, id) = try await started.value().get()
             return try await withThrowingTaskGroup(of: Void.self) { uploading in
                 uploading.addTask { await Self.upload(id, on: connection, produce: produce) }
-                let response = try await head.value().get()
+                let response = try await pending.head.value().get()
                 if !(200..<300).contains(response.status.code) {
                     uploading.cancelAll()
                 }
                 return response
             }
         } onCancel: {
-            connection.cancel(id)
+            if pending.cancel(), let waiter {
+                self.pool.abandon(waiter, key: attempt.key, reason: .cancelled)
+            }
         }
     }
 

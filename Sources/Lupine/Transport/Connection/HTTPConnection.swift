@@ -30,13 +30,16 @@ final class HTTPConnection: Sendable {
     var eventLoop: any EventLoop { self.channel.eventLoop }
 
     /// Starts `request` and returns its ID on this connection, which names it in every later
-    /// call, and its response head (or why there is none) to await. Records whether this
+    /// call; its response head (or why there is none) goes to `head`. Records whether this
     /// connection was reused.
     ///
     /// One hop to the event loop starts the request and watches for its head; the head is then
     /// handed over without a second hop (awaiting an `EventLoopFuture` from another thread
     /// would make one to register its callback).
-    func execute(_ request: PreparedRequest) -> (id: HTTPClientRequestHandler.RequestID, head: AwaitedValue<Result<TransportResponse, any Error>>) {
+    func execute(
+        _ request: PreparedRequest,
+        into head: AwaitedValue<Result<TransportResponse, any Error>>
+    ) -> HTTPClientRequestHandler.RequestID {
         let served = self.servedRequests.withLockedValue { count in
             defer { count += 1 }
             return count
@@ -56,13 +59,12 @@ final class HTTPConnection: Sendable {
             }
         }
         let promise = self.eventLoop.makePromise(of: TransportResponse.self)
-        let head = AwaitedValue<Result<TransportResponse, any Error>>()
         let handler = self.handler
         self.eventLoop.execute {
             promise.futureResult.whenComplete { head.deliver($0) }
             handler.value.start(request, id: served, headPromise: promise)
         }
-        return (served, head)
+        return served
     }
 
     /// A writer for the streamed body of request `id`.

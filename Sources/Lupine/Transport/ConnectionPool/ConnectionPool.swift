@@ -2,8 +2,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Performs what the ``ConnectionPoolStateMachine`` decides: opens and closes connections, times
-/// out idle connections and waiting requests (one timer for all, `+Sweep.swift`), and resumes the
-/// requests waiting for a connection.
+/// out idle connections and waiting requests (one timer for all, `+Sweep.swift`), and hands
+/// connections to the requests waiting for one.
 final class ConnectionPool: Sendable {
     typealias ConnectionID = ConnectionPoolStateMachine.ConnectionID
     typealias WaiterID = ConnectionPoolStateMachine.WaiterID
@@ -26,12 +26,12 @@ final class ConnectionPool: Sendable {
     }
 
     enum Waiter {
-        /// The ID is handed out but the request has not yet registered its continuation.
+        /// The ID is handed out but the request has not yet registered how to deliver to it.
         case allocated
         /// Cancelled or timed out before it registered; registration fails at once.
         case abandonedEarly(ConnectionPoolStateMachine.FailureReason)
         /// `deliver` starts the request on the connection it is given, where the connection was
-        /// freed (its event loop, for a released one), and resumes the caller; or fails it.
+        /// freed (its event loop, for a released one); or fails it.
         case waiting(
             deliver: @Sendable (Result<HTTPConnection, any Error>) -> Void,
             key: PoolKey,
@@ -65,19 +65,23 @@ final class ConnectionPool: Sendable {
         self.factory = ConnectionFactory(configuration: configuration)
     }
 
-    /// Waits for a connection to `key`, in arrival order, until `deadline` or until the calling
-    /// Swift task or `cancellation` is cancelled, and calls `start` with it. A request that had to
-    /// wait is started by whoever freed the connection (the connection's event loop, as it ends
-    /// the previous request), before the caller is resumed: no hop to the caller and back.
-    func lease<Started: Sendable>(
+    /// Asks for a connection to `key`, in arrival order, until `deadline` or until `cancellation`
+    /// is cancelled, and hands it (or why there is none) to `deliver`. An idle connection is
+    /// handed over at once, on the calling thread; a request that has to wait gets its connection
+    /// from whoever freed it (the connection's event loop, as it ends the previous request), and
+    /// starts there: the caller is never resumed just to hop back to the loop. Returns the waiter
+    /// to ``abandon(_:key:reason:)`` if the caller gives up, or `nil` when delivered at once.
+    @discardableResult
+    func lease(
         _ key: PoolKey,
         requiresNewConnection: Bool,
         deadline: (at: NIODeadline, timeout: TimeAmount)?,
         cancellation: TransportCancellation,
-        start: @escaping @Sendable (HTTPConnection) -> Started
-    ) async throws -> Started {
+        deliver: @escaping @Sendable (Result<HTTPConnection, any Error>) -> Void
+    ) -> WaiterID? {
         if !requiresNewConnection, let idle = self.leaseIdleConnection(key) {
-            return start(idle)
+            deliver(.success(idle))
+            return nil
         }
         let waiter = self.state.withLockedValue { state in
             state.nextWaiterID += 1
@@ -85,50 +89,44 @@ final class ConnectionPool: Sendable {
             return state.nextWaiterID
         }
         cancellation.whenCancelled { self.abandon(waiter, key: key, reason: .cancelled) }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Started, any Error>) in
-                let deliver: @Sendable (Result<HTTPConnection, any Error>) -> Void = { result in
-                    continuation.resume(with: result.map(start))
-                }
-                let actions: [Action] = self.state.withLockedValue { state in
-                    let earlyFailure: ConnectionPoolStateMachine.FailureReason?
-                    switch state.waiters[waiter] {
-                    case .abandonedEarly(let reason): earlyFailure = reason
-                    default: earlyFailure = state.isShutDown ? .shutdown : nil
-                    }
-                    if let earlyFailure {
-                        state.waiters[waiter] = nil
-                        continuation.resume(
-                            throwing: Self.error(for: earlyFailure, connectError: nil, timeout: deadline?.timeout)
-                        )
-                        return []
-                    }
-                    state.waiters[waiter] = .waiting(
-                        deliver: deliver,
-                        key: key,
-                        deadline: deadline,
-                        requiresNewConnection: requiresNewConnection
-                    )
-                    if let deadline {
-                        self.arm(&state, until: deadline.at)
-                    }
-                    let pool: HostPool
-                    if let existing = state.hosts[key] {
-                        pool = existing
-                    } else {
-                        pool = HostPool(stateMachine: .init(maximumConnections: self.configuration.maximumConnectionsPerHost))
-                        state.hosts[key] = pool
-                    }
-                    return pool.stateMachine.waiterArrived(waiter, requiresNewConnection: requiresNewConnection)
-                }
-                self.perform(actions, key: key)
+        let registered: Result<[Action], TransportError> = self.state.withLockedValue { state in
+            let earlyFailure: ConnectionPoolStateMachine.FailureReason?
+            switch state.waiters[waiter] {
+            case .abandonedEarly(let reason): earlyFailure = reason
+            default: earlyFailure = state.isShutDown ? .shutdown : nil
             }
-        } onCancel: {
-            self.abandon(waiter, key: key, reason: .cancelled)
+            if let earlyFailure {
+                state.waiters[waiter] = nil
+                return .failure(Self.error(for: earlyFailure, connectError: nil, timeout: deadline?.timeout))
+            }
+            state.waiters[waiter] = .waiting(
+                deliver: deliver,
+                key: key,
+                deadline: deadline,
+                requiresNewConnection: requiresNewConnection
+            )
+            if let deadline {
+                self.arm(&state, until: deadline.at)
+            }
+            let pool: HostPool
+            if let existing = state.hosts[key] {
+                pool = existing
+            } else {
+                pool = HostPool(stateMachine: .init(maximumConnections: self.configuration.maximumConnectionsPerHost))
+                state.hosts[key] = pool
+            }
+            return .success(pool.stateMachine.waiterArrived(waiter, requiresNewConnection: requiresNewConnection))
         }
+        switch registered {
+        case .success(let actions):
+            self.perform(actions, key: key)
+        case .failure(let error):
+            deliver(.failure(error))
+        }
+        return waiter
     }
 
-    /// The fast path of ``lease(_:requiresNewConnection:deadline:cancellation:)``: an idle connection taken
+    /// The fast path of ``lease(_:requiresNewConnection:deadline:cancellation:deliver:)``: an idle connection taken
     /// without suspending the caller, or `nil` when the request has to wait.
     private func leaseIdleConnection(_ key: PoolKey) -> HTTPConnection? {
         self.state.withLockedValue { state in
