@@ -30,10 +30,6 @@ enum DownloadTarget: Equatable {
     ///
     /// - Throws: ``DownloadTargetError`` for a directory or a link to nothing.
     static func resolve(_ path: URL) throws(DownloadTargetError) -> DownloadTarget {
-        if let descriptor = Self.standardDescriptor(named: path.path), StandardOutput.wasClosedAtStart(descriptor) {
-            // It now leads to the /dev/null that holds the descriptor's place: the body would vanish.
-            throw DownloadTargetError(subject: path.path, problem: "names a standard descriptor this process was started without")
-        }
         var info = stat()
         var target = path
         if lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
@@ -55,15 +51,6 @@ enum DownloadTarget: Equatable {
         case S_IFREG: return .file(target, exists: true)
         case S_IFDIR: throw DownloadTargetError(subject: path.path, problem: "is a directory; name a file inside it with -o")
         default: return .stream(target)
-        }
-    }
-
-    /// The standard descriptor (1 or 2) a path such as `/dev/stdout` or `/dev/fd/2` names, if any.
-    private static func standardDescriptor(named path: String) -> CInt? {
-        switch path {
-        case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1": return STDOUT_FILENO
-        case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2": return STDERR_FILENO
-        default: return nil
         }
     }
 }

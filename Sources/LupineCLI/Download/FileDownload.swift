@@ -25,8 +25,14 @@ struct FileDownload {
         if !self.existed {
             try self.create()
         }
+        let resumeData = self.resumeData()
         let bodyStarted = NIOLockedValueBox(false)
-        self.watchTheHead(bodyStarted: bodyStarted)
+        let wholeBodyRefused = NIOLockedValueBox(false)
+        self.watchTheHead(
+            bodyStarted: bodyStarted,
+            wholeBodyRefused: wholeBodyRefused,
+            refusesWholeBody: resumeData.bytesReceived > 0 && resumeData.entityTag == nil && resumeData.lastModified == nil
+        )
         try self.output.show(self.request)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         // Until the bar draws, a spinner shows that the request is under way.
@@ -34,7 +40,6 @@ struct FileDownload {
         let running = NIOLockedValueBox<DownloadTask?>(nil)
         let watch = TerminationSignal.watch { _ in running.withLockedValue { $0 }?.cancel() }
         defer { watch.stop() }
-        let resumeData = self.resumeData()
         let progress: (@Sendable (Progress) -> Void)?
         if let bar {
             progress = { reading in
@@ -62,6 +67,13 @@ struct FileDownload {
             }
         }
         bar?.finish()
+        if completion.error != nil, wholeBodyRefused.withLockedValue({ $0 }) {
+            throw HTTPExchange.fail(
+                "the server sent the whole body, not the rest from byte \(resumeData.bytesReceived) (it ignores Range), and nothing "
+                    + "says the bytes already there are stale: \(self.file.path) is left as it was; download without --continue to start over",
+                code: 1
+            )
+        }
         if let error = completion.error {
             throw self.failure(error, signal: watch.receivedSignal, bodyStarted: bodyStarted.withLockedValue { $0 })
         }
@@ -98,32 +110,41 @@ struct FileDownload {
     }
 
     /// When the final response head arrives: shows it with `-v` and notes whether a body is
-    /// coming into the file. A new body (`200`) drops the old record at once; the record of the
-    /// body coming is saved with its first bytes, once the file has been cut to what that body
-    /// continues, so a record never names bytes the file does not hold. A `206` without a
-    /// validator keeps the record it continues.
-    private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>) {
+    /// coming into the file. With `refusesWholeBody` (bytes continued by `Range` alone), a whole
+    /// body is refused, as `curl -C -` refuses it: nothing says the file's bytes are stale, and
+    /// the new body would replace them. The record changes with the first bytes of the body
+    /// coming, once the file has been cut to what that body continues, so a record never names
+    /// bytes the file does not hold, and a head followed by nothing keeps the record of the bytes
+    /// that are still there: a new body (`200`) drops the old record, or replaces it with its
+    /// own validator; a `206` without a validator keeps the record it continues.
+    private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>, wholeBodyRefused: NIOLockedValueBox<Bool>, refusesWholeBody: Bool) {
         let (url, file, output) = (self.request.url, self.file, self.output)
-        let pending = NIOLockedValueBox<ResumeData?>(nil)
+        let pending = NIOLockedValueBox<(record: ResumeData?, dropsOld: Bool)?>(nil)
         self.manager.hooks.didReceiveResponse = { _, head in
             try? output.show(head)
             guard (200..<300).contains(head.statusCode) else { return .allow }
-            bodyStarted.withLockedValue { $0 = true }
-            if head.statusCode != 206 {
-                ResumeRecord.remove(for: file)
+            if refusesWholeBody && head.statusCode != 206 {
+                wholeBodyRefused.withLockedValue { $0 = true }
+                return .cancel
             }
+            bodyStarted.withLockedValue { $0 = true }
             let record = ResumeData(url: url, response: head, bytesReceived: 0, temporaryFileURL: file)
-            pending.withLockedValue { $0 = record.entityTag == nil && record.lastModified == nil ? nil : record }
+            let validated = record.entityTag != nil || record.lastModified != nil
+            pending.withLockedValue { $0 = (validated ? record : nil, head.statusCode != 206) }
             return .allow
         }
         self.manager.hooks.didReceiveData = { _, _ in
-            let taken = pending.withLockedValue { record -> ResumeData? in
-                defer { record = nil }
-                return record
+            let taken = pending.withLockedValue { change in
+                defer { change = nil }
+                return change
             }
-            guard let record = taken else { return }
-            if !ResumeRecord.write(record, for: file) {
-                StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
+            guard let taken else { return }
+            if let record = taken.record {
+                if !ResumeRecord.write(record, for: file) {
+                    StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
+                }
+            } else if taken.dropsOld {
+                ResumeRecord.remove(for: file)
             }
         }
     }

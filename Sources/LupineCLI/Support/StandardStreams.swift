@@ -13,21 +13,36 @@ private let systemWrite = Darwin.write
 
 /// Unbuffered writes to standard output: bytes go out exactly as given, as soon as given.
 enum StandardOutput {
-    /// Opens /dev/null on any of descriptors 0, 1 and 2 that the process was started without
+    /// Fills any of descriptors 0, 1 and 2 that the process was started without
     /// (`lupine get URL >&-`), as curl does: otherwise the first descriptor the event loops open
-    /// takes number 1, and the body would be written into it. Writes meant for a descriptor that
-    /// was closed still fail (``OutputError``, `EBADF`), as curl's do: a body must not vanish into
-    /// /dev/null with a success status. Call before any I/O is set up.
+    /// takes number 1, and the body would be written into it. Standard input reads as empty
+    /// (/dev/null); standard output and error become a pipe nobody reads, so whatever path leads
+    /// there (`-o /dev/stdout`, `/proc/self/fd/1`, a link to either) fails to write (`EPIPE`)
+    /// instead of vanishing with a success status, as into /dev/null; and direct writes fail with
+    /// `EBADF` (``OutputError``). Call before any I/O is set up.
     static func reserveStandardDescriptors() {
         _ = Self.closedAtStart
     }
 
-    /// The standard descriptors the process was started without, each now open on /dev/null;
-    /// found and filled once, on first use.
+    /// The standard descriptors the process was started without, each now filled; found and
+    /// filled once, on first use.
     private static let closedAtStart: [CInt] = {
         var closed: [CInt] = []
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
             closed.append(descriptor)
+            var ends: [CInt] = [-1, -1]
+            if descriptor != STDIN_FILENO, pipe(&ends) == 0 {
+                // The reading end goes: a write then fails. dup2 replaces the reading end when it
+                // took the free slot itself.
+                if ends[1] != descriptor {
+                    dup2(ends[1], descriptor)
+                    close(ends[1])
+                }
+                if ends[0] != descriptor {
+                    close(ends[0])
+                }
+                continue
+            }
             let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
             if opened >= 0 && opened != descriptor {
                 dup2(opened, descriptor)
@@ -36,11 +51,6 @@ enum StandardOutput {
         }
         return closed
     }()
-
-    /// Whether the process was started without `descriptor` (0, 1 or 2) open.
-    static func wasClosedAtStart(_ descriptor: CInt) -> Bool {
-        Self.closedAtStart.contains(descriptor)
-    }
 
     /// Whether standard output is a terminal (then bodies may be formatted for a person).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

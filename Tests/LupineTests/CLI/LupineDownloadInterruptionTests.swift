@@ -87,6 +87,40 @@ import Darwin
         #expect(sandbox.unchangedOutsideWork())
     }
 
+    @Test func aNewBodyThatNeverComesKeepsTheRecordOfTheBytesThere() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let file = sandbox.work.appending(path: "v.bin")
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
+        _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "v.bin"], in: sandbox.work)
+        // Another representation (another ETag): a 200 head, then a close before any byte.
+        let changed = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length - 1)&at=0"
+        let cut = try await LupineCommandLineTests.lupine(["download", changed, "-o", "v.bin", "--continue"], in: sandbox.work)
+        #expect(cut.status == 1, "\(cut.stderr)")
+        #expect(FileDownloadProbe.size(of: file) == Self.cut)
+        // The record still guards these bytes: continuing them is checked, and comes out whole.
+        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "v.bin", "--continue"], in: sandbox.work)
+        #expect(continued.status == 0 && continued.stderr.contains("(resumed)"), "\(continued.stderr)")
+        #expect(try Self.sha256(of: file) == Self.expectedDigest)
+    }
+
+    @Test func aWholeBodyForUncheckedBytesIsRefusedAsCurlDoes() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let file = sandbox.work.appending(path: "whole.bin")
+        let whole = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/\(Self.cut)", "-o", "whole.bin"], in: sandbox.work)
+        #expect(whole.status == 0)
+        let before = try Data(contentsOf: file)
+        // No record: a 200 (here to a range past the end), then a cut, must not replace the file.
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.cut)&at=1000&etag=none"
+        let refused = try await LupineCommandLineTests.lupine(["download", url, "-o", "whole.bin", "--continue"], in: sandbox.work)
+        #expect(refused.status == 1 && refused.stderr.contains("ignores Range"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: file) == before)
+        #expect(try sandbox.workContents() == ["whole.bin"])
+    }
+
     @Test func theResumeRecordHoldsNoCredentialsAndIsPrivate() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

@@ -127,8 +127,12 @@ import Darwin
         // a success with the body gone to /dev/null (nor into an event loop's descriptor).
         let body = try await run(["get", server.baseURL.absoluteString + "/bytes/100000"])
         #expect(body.status == 1 && body.stderr.contains("Bad file descriptor"), "\(body.stderr)")
-        let named = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "/dev/stdout"])
-        #expect(named.status == 1 && named.stderr.contains("started without"), "\(named.stderr)")
+        // Whatever path leads to the closed descriptor, writing there fails.
+        try FileManager.default.createSymbolicLink(atPath: folder.appending(path: "link").path, withDestinationPath: "/dev/fd/1")
+        for path in ["/dev/stdout", "/dev//stdout", "/proc/self/../self/fd/1", "link"] {
+            let named = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", path])
+            #expect(named.status == 1 && named.stderr.contains("Broken pipe"), "\(path): \(named.stderr)")
+        }
         // A download into a file needs no standard output.
         let file = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "f"])
         #expect(file.status == 0, "\(file.stderr)")
@@ -171,9 +175,10 @@ import Darwin
         let before = DeterministicBytes.bytes(in: 0..<201_000)
         try Data(before).write(to: file)
         // The file is longer than the body: the server answers 200 from the start, then stalls.
+        // Nothing says the file's bytes are stale (no record): the whole body is refused at once.
         let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=200000&at=0&then=stall"
-        let outcome = try await LupineCommandLineTests.lupine(["download", url, "-o", "g.bin", "--continue", "--timeout", "2"], in: sandbox.work)
-        #expect(outcome.status == 2, "\(outcome.stderr)")
+        let outcome = try await LupineCommandLineTests.lupine(["download", url, "-o", "g.bin", "--continue", "--timeout", "60"], in: sandbox.work)
+        #expect(outcome.status == 1 && outcome.stderr.contains("ignores Range"), "\(outcome.stderr)")
         #expect(Array(try Data(contentsOf: file)) == before)
     }
 

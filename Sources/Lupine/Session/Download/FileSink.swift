@@ -7,7 +7,8 @@ import NIOCore
 ///
 /// A resumed download that the server answers with `200` (the resource changed, or ranges are
 /// not supported) starts over from zero; a `416` either confirms the file is whole or starts
-/// over. A failure partway, a transport error or a cancel that asked for resume data, keeps the
+/// over, and so does a `206` whose validator is not the one `If-Range` sent (a server that
+/// ignores `If-Range` would append another representation's bytes). A failure partway, a transport error or a cancel that asked for resume data, keeps the
 /// temporary file and yields resume data when the response had a validator. A file this run did
 /// not create (the file of the resume data) is never deleted, whatever happens.
 ///
@@ -76,6 +77,15 @@ struct FileSink: ResponseSink {
             guard Self.rangeStart(of: contentRange) == file.length else {
                 throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
             }
+            if Self.validator(of: head, contradicts: self.plan.resumeData?.ifRange) {
+                // The server ignored If-Range: the rest it sends is of another representation.
+                // The file is cut only once a whole new body comes, as after a 416.
+                await RequestExecutor.drain(body)
+                try task.checkCancellation()
+                self.resuming = false
+                self.validator = nil
+                return .startOver
+            }
             // Bytes past those the resume data account for go once the rest comes.
             cut = file.length
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
@@ -122,6 +132,14 @@ struct FileSink: ResponseSink {
             throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
         }
         return .done
+    }
+
+    /// Whether the validator of a `206` differs from the one `If-Range` sent (an entity tag, or
+    /// a date), which a server that honours `If-Range` never answers with a range.
+    private static func validator(of head: ResponseHead, contradicts ifRange: String?) -> Bool {
+        guard let ifRange else { return false }
+        let sent = ifRange.hasPrefix("\"") ? head.headers.first(name: "ETag") : head.headers.first(name: "Last-Modified")
+        return sent.map { $0 != ifRange } ?? false
     }
 
     /// The first byte of `bytes first-last/complete`.
