@@ -21,12 +21,15 @@ enum ResumeRecord {
     /// The largest record read: resume data are a few hundred bytes.
     static let maximumLength = 64 * 1024
 
-    /// The record of `file`, if there is one: a regular file of resume data (anything else at
-    /// that name is not read).
+    /// The record of `file`, if there is one: a regular file of resume data whose validator can
+    /// travel in a header (anything else at that name is not read).
     static func read(for file: URL) -> ResumeData? {
         let record = Self.location(of: file)
-        guard Self.isRegularFile(record, atMost: Self.maximumLength), let saved = try? Data(contentsOf: record) else { return nil }
-        return try? ResumeData(encoded: Array(saved))
+        guard Self.isRegularFile(record, atMost: Self.maximumLength), let saved = try? Data(contentsOf: record),
+            let resumeData = try? ResumeData(encoded: Array(saved))
+        else { return nil }
+        let validators = [resumeData.entityTag, resumeData.lastModified].compactMap { $0 }
+        return validators.allSatisfy { $0.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F } } ? resumeData : nil
     }
 
     /// Saves `resumeData` as the record of `file`: written to a new 0600 file beside it, then

@@ -133,6 +133,8 @@ import Darwin
             let named = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", path])
             #expect(named.status == 1 && named.stderr.contains("Broken pipe"), "\(path): \(named.stderr)")
         }
+        let dash = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "-"])
+        #expect(dash.status == 1 && dash.stderr.hasPrefix("lupine: could not write the output: Bad file descriptor"), "\(dash.stderr)")
         // A download into a file needs no standard output.
         let file = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "f"])
         #expect(file.status == 0, "\(file.stderr)")
