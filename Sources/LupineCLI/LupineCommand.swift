@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `lupine` command-line tool.
 @main
@@ -16,6 +17,9 @@ struct LupineCommand: AsyncParsableCommand {
     /// ``StandardOutput/reserveStandardDescriptors()``) before anything else opens one, and that
     /// every argument is UTF-8 text.
     static func main() async {
+        // A reader that goes away (`| head`, a closed stdout's pipe) fails the write with EPIPE,
+        // which is reported, instead of killing the process without a word.
+        signal(SIGPIPE, SIG_IGN)
         StandardOutput.reserveStandardDescriptors()
         if let position = Self.firstArgumentNotUTF8() {
             Self.exit(

@@ -25,14 +25,10 @@ struct FileDownload {
         if !self.existed {
             try self.create()
         }
-        let resumeData = self.resumeData()
+        let resumeData = try self.resumeData()
         let bodyStarted = NIOLockedValueBox(false)
         let wholeBodyRefused = NIOLockedValueBox(false)
-        self.watchTheHead(
-            bodyStarted: bodyStarted,
-            wholeBodyRefused: wholeBodyRefused,
-            refusesWholeBody: resumeData.bytesReceived > 0 && resumeData.entityTag == nil && resumeData.lastModified == nil
-        )
+        self.watchTheHead(bodyStarted: bodyStarted, wholeBodyRefused: wholeBodyRefused, continuing: resumeData)
         try self.output.show(self.request)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         // Until the bar draws, a spinner shows that the request is under way.
@@ -69,8 +65,8 @@ struct FileDownload {
         bar?.finish()
         if completion.error != nil, wholeBodyRefused.withLockedValue({ $0 }) {
             throw HTTPExchange.fail(
-                "the server sent the whole body, not the rest from byte \(resumeData.bytesReceived) (it ignores Range), and nothing "
-                    + "says the bytes already there are stale: \(self.file.path) is left as it was; download without --continue to start over",
+                "the server answered with the whole body, not the rest from byte \(resumeData.bytesReceived), and nothing says the "
+                    + "bytes already there are stale: \(self.file.path) is left as it was; download without --continue to start over",
                 code: 1
             )
         }
@@ -85,10 +81,11 @@ struct FileDownload {
     /// What the library continues: with `--continue`, the file's bytes and the validator of its
     /// record; otherwise the whole body, into the same file. Without a record the file is
     /// continued by `Range` alone, as `curl -C -` does. A record of another URL (a signed link
-    /// renewed, a mirror) still lends its validator, so the server sends the rest only of the
-    /// same representation (`If-Range`), and the whole body otherwise; that, and a record that
-    /// cannot be read, is said, never silently dropped.
-    private func resumeData() -> ResumeData {
+    /// renewed, a mirror) lends its entity tag, so the server sends the rest only of the
+    /// representation with that tag (`If-Range`), and the whole body otherwise; a date alone
+    /// tells nothing across URLs (two files of a mirror share one), so such a record stops the
+    /// run. A record of another URL, and one that cannot be read, is said, never silently dropped.
+    private func resumeData() throws -> ResumeData {
         let length = self.continuing ? Self.size(of: self.file) : 0
         var resumeData = ResumeData(url: self.request.url, bytesReceived: length, temporaryFileURL: self.file)
         guard length > 0 else { return resumeData }
@@ -98,9 +95,16 @@ struct FileDownload {
             resumeData.lastModified = saved.lastModified
             if !saved.belongs(to: self.request.url) {
                 let origin = (saved.originalURL ?? saved.url).absoluteString
+                guard saved.entityTag != nil else {
+                    throw HTTPExchange.fail(
+                        "\(self.file.path) holds the start of \(origin), which only a date identifies; continue it from that URL, "
+                            + "or download without --continue to replace it",
+                        code: 1
+                    )
+                }
                 StandardError.write(
                     "lupine: warning: \(self.file.path) was started from \(origin); it is continued only if this URL "
-                        + "serves the same representation (If-Range), and downloaded whole otherwise\n"
+                        + "serves the same entity tag (If-Range), and downloaded whole otherwise\n"
                 )
             }
         } else if ResumeRecord.exists(for: self.file) {
@@ -110,27 +114,35 @@ struct FileDownload {
     }
 
     /// When the final response head arrives: shows it with `-v` and notes whether a body is
-    /// coming into the file. With `refusesWholeBody` (bytes continued by `Range` alone), a whole
-    /// body is refused, as `curl -C -` refuses it: nothing says the file's bytes are stale, and
-    /// the new body would replace them. The record changes with the first bytes of the body
-    /// coming, once the file has been cut to what that body continues, so a record never names
-    /// bytes the file does not hold, and a head followed by nothing keeps the record of the bytes
-    /// that are still there: a new body (`200`) drops the old record, or replaces it with its
-    /// own validator; a `206` without a validator keeps the record it continues.
-    private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>, wholeBodyRefused: NIOLockedValueBox<Bool>, refusesWholeBody: Bool) {
+    /// coming into the file. Bytes continued by `Range` alone (`continuing` has no validator) get
+    /// no whole body, as `curl -C -` refuses it: nothing says they are stale, and the new body
+    /// would replace them. The record changes with the first bytes of a 2xx body, once the file
+    /// has been cut to what that body continues, so a record never names bytes the file does not
+    /// hold, and a head followed by nothing (or by an error page) keeps the record of the bytes
+    /// that are still there: a new body (`200`) drops the old record, or replaces it with its own
+    /// validator; a `206` keeps the record it continues (a validator it contradicts makes the
+    /// library start over), and gives its validator to bytes that had none. A record that cannot
+    /// be replaced is removed: it would vouch for bytes it no longer describes.
+    private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>, wholeBodyRefused: NIOLockedValueBox<Bool>, continuing: ResumeData) {
         let (url, file, output) = (self.request.url, self.file, self.output)
+        let unchecked = continuing.bytesReceived > 0 && continuing.entityTag == nil && continuing.lastModified == nil
         let pending = NIOLockedValueBox<(record: ResumeData?, dropsOld: Bool)?>(nil)
         self.manager.hooks.didReceiveResponse = { _, head in
             try? output.show(head)
+            pending.withLockedValue { $0 = nil }
             guard (200..<300).contains(head.statusCode) else { return .allow }
-            if refusesWholeBody && head.statusCode != 206 {
+            if unchecked && head.statusCode != 206 {
                 wholeBodyRefused.withLockedValue { $0 = true }
                 return .cancel
             }
             bodyStarted.withLockedValue { $0 = true }
             let record = ResumeData(url: url, response: head, bytesReceived: 0, temporaryFileURL: file)
             let validated = record.entityTag != nil || record.lastModified != nil
-            pending.withLockedValue { $0 = (validated ? record : nil, head.statusCode != 206) }
+            if head.statusCode != 206 {
+                pending.withLockedValue { $0 = (validated ? record : nil, true) }
+            } else if unchecked && validated {
+                pending.withLockedValue { $0 = (record, false) }
+            }
             return .allow
         }
         self.manager.hooks.didReceiveData = { _, _ in
@@ -141,6 +153,7 @@ struct FileDownload {
             guard let taken else { return }
             if let record = taken.record {
                 if !ResumeRecord.write(record, for: file) {
+                    ResumeRecord.remove(for: file)
                     StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
                 }
             } else if taken.dropsOld {

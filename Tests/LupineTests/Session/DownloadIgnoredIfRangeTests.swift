@@ -8,7 +8,9 @@ import Testing
 /// representation (a `206` whose `ETag` is not the one sent): appending it would make a file
 /// that is neither version, so the download starts over and gets the whole new body.
 @Suite(.timeLimit(.minutes(5))) struct DownloadIgnoredIfRangeTests {
-    @Test func aRangeOfAnotherRepresentationIsNotAppended() async throws {
+    /// The `206` contradicts the resume data by its entity tag, or by its date when it has no tag.
+    @Test(arguments: ["ETag: \"new\"", "Last-Modified: Tue, 02 Jan 2024 00:00:00 GMT"])
+    func aRangeOfAnotherRepresentationIsNotAppended(validator: String) async throws {
         let folder = try temporaryFolder()
         try await ScriptedServer.with { server in
             let manager = SessionManager()
@@ -17,7 +19,13 @@ import Testing
             let partial = folder.appending(path: "old.part")
             try Data(repeating: UInt8(ascii: "o"), count: 500).write(to: partial)
             let url = server.url.appending(path: "file")
-            let resumeData = ResumeData(url: url, entityTag: "\"old\"", bytesReceived: 500, temporaryFileURL: partial)
+            let resumeData = ResumeData(
+                url: url,
+                entityTag: "\"old\"",
+                lastModified: "Mon, 01 Jan 2024 00:00:00 GMT",
+                bytesReceived: 500,
+                temporaryFileURL: partial
+            )
             let completion = Task {
                 await withCheckedContinuation { (continuation: CheckedContinuation<TaskCompletion, Never>) in
                     do {
@@ -32,7 +40,7 @@ import Testing
             let ranged = await connection.readRequestHead() ?? ""
             #expect(ranged.contains("Range: bytes=500-") && ranged.contains("If-Range: \"old\""), "\(ranged)")
             try await connection.write(
-                "HTTP/1.1 206 Partial Content\r\nETag: \"new\"\r\nContent-Range: bytes 500-999/1000\r\nContent-Length: 500\r\n\r\n"
+                "HTTP/1.1 206 Partial Content\r\n\(validator)\r\nContent-Range: bytes 500-999/1000\r\nContent-Length: 500\r\n\r\n"
                     + String(repeating: "n", count: 500)
             )
             // The whole body is asked for again, on this connection or a new one.

@@ -77,7 +77,7 @@ struct FileSink: ResponseSink {
             guard Self.rangeStart(of: contentRange) == file.length else {
                 throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
             }
-            if Self.validator(of: head, contradicts: self.plan.resumeData?.ifRange) {
+            if let resumeData = self.plan.resumeData, Self.validator(of: head, contradicts: resumeData) {
                 // The server ignored If-Range: the rest it sends is of another representation.
                 // The file is cut only once a whole new body comes, as after a 416.
                 await RequestExecutor.drain(body)
@@ -134,12 +134,15 @@ struct FileSink: ResponseSink {
         return .done
     }
 
-    /// Whether the validator of a `206` differs from the one `If-Range` sent (an entity tag, or
-    /// a date), which a server that honours `If-Range` never answers with a range.
-    private static func validator(of head: ResponseHead, contradicts ifRange: String?) -> Bool {
-        guard let ifRange else { return false }
-        let sent = ifRange.hasPrefix("\"") ? head.headers.first(name: "ETag") : head.headers.first(name: "Last-Modified")
-        return sent.map { $0 != ifRange } ?? false
+    /// Whether a validator of a `206` differs from the one of the same kind the resume data hold
+    /// (the entity tag or the date `If-Range` could send), which a server that honours `If-Range`
+    /// never answers with a range.
+    private static func validator(of head: ResponseHead, contradicts resumeData: ResumeData) -> Bool {
+        let pairs = [(head.headers.first(name: "ETag"), resumeData.entityTag), (head.headers.first(name: "Last-Modified"), resumeData.lastModified)]
+        return pairs.contains { received, kept in
+            guard let received, let kept else { return false }
+            return received != kept
+        }
     }
 
     /// The first byte of `bytes first-last/complete`.
