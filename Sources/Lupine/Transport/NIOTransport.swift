@@ -140,10 +140,10 @@ public final class NIOTransport: Transport {
         }
     }
 
-    /// A request started on a connection: its ID there and its response head to come.
+    /// A request started on a connection.
     private struct Started: Sendable {
         let connection: HTTPConnection
-        let request: (id: HTTPClientRequestHandler.RequestID, head: AwaitedValue<Result<TransportResponse, any Error>>)
+        let request: HTTPConnection.StartedRequest
     }
 
     /// Waits for the response head of the request `started` began, sending its streamed body
@@ -155,25 +155,33 @@ public final class NIOTransport: Transport {
     /// until it returns); a source that waits for its own caller answers once it honours the
     /// cancellation, one that ignores it keeps the answer back. A 2xx answer that comes first is
     /// handed over once the whole body is sent, as the server reads on; the response body ends
-    /// with the upload, and fails if the body could not be sent to its end.
+    /// with the upload, and fails if the body could not be sent to its end. Once the request has
+    /// ended (failed, or whole on the wire), its source is cancelled as well: one that has not
+    /// ended yet holds nothing back.
     private static func send(
         _ started: Started,
         cancellation: TransportCancellation,
         produce: (@Sendable (RequestBodyWriter) async throws -> Void)?
     ) async throws -> TransportResponse {
-        let (connection, (id, head)) = (started.connection, started.request)
+        let (connection, id, head) = (started.connection, started.request.id, started.request.head)
         // After `execute`, so the cancel reaches the event loop after the request it cancels.
         cancellation.whenCancelled { connection.cancel(id) }
         return try await withTaskCancellationHandler {
             guard let produce else {
                 return try await head.value().get()
             }
+            // Delivered by the upload when it returns, and by the connection when the request ends.
+            let uploadNoLongerNeeded = started.request.ended
             return try await withThrowingTaskGroup(of: Void.self) { uploading in
-                uploading.addTask { await Self.upload(id, on: connection, produce: produce) }
-                let response = try await head.value().get()
-                if !(200..<300).contains(response.status.code) {
-                    uploading.cancelAll()
+                uploading.addTask {
+                    await Self.upload(id, on: connection, produce: produce)
+                    uploadNoLongerNeeded.deliver(())
                 }
+                let response = try await head.value().get()
+                if (200..<300).contains(response.status.code) {
+                    await uploadNoLongerNeeded.value()
+                }
+                uploading.cancelAll()
                 return response
             }
         } onCancel: {

@@ -30,13 +30,13 @@ final class HTTPConnection: Sendable {
     var eventLoop: any EventLoop { self.channel.eventLoop }
 
     /// Starts `request` and returns its ID on this connection, which names it in every later
-    /// call, and its response head (or why there is none) to await. Records whether this
-    /// connection was reused.
+    /// call, its response head (or why there is none) to await, and what is delivered when the
+    /// request ends. Records whether this connection was reused.
     ///
     /// One hop to the event loop starts the request and watches for its head; the head is then
     /// handed over without a second hop (awaiting an `EventLoopFuture` from another thread
     /// would make one to register its callback).
-    func execute(_ request: PreparedRequest) -> (id: HTTPClientRequestHandler.RequestID, head: AwaitedValue<Result<TransportResponse, any Error>>) {
+    func execute(_ request: PreparedRequest) -> StartedRequest {
         let served = self.servedRequests.withLockedValue { count in
             defer { count += 1 }
             return count
@@ -56,13 +56,20 @@ final class HTTPConnection: Sendable {
             }
         }
         let promise = self.eventLoop.makePromise(of: TransportResponse.self)
-        let head = AwaitedValue<Result<TransportResponse, any Error>>()
+        let started = StartedRequest(id: served, head: AwaitedValue(), ended: AwaitedValue())
         let handler = self.handler
         self.eventLoop.execute {
-            promise.futureResult.whenComplete { head.deliver($0) }
-            handler.value.start(request, id: served, headPromise: promise)
+            promise.futureResult.whenComplete { started.head.deliver($0) }
+            handler.value.start(request, id: served, headPromise: promise, ended: started.ended)
         }
-        return (served, head)
+        return started
+    }
+
+    /// A request started on this connection: its ID, its response head to come, and its end.
+    struct StartedRequest: Sendable {
+        let id: HTTPClientRequestHandler.RequestID
+        let head: AwaitedValue<Result<TransportResponse, any Error>>
+        let ended: AwaitedValue<Void>
     }
 
     /// A writer for the streamed body of request `id`.
