@@ -141,7 +141,9 @@ public final class NIOTransport: Transport {
     /// until it returns); a source that waits for its own caller answers once it honours the
     /// cancellation, one that ignores it keeps the answer back. A 2xx answer that comes first is
     /// handed over once the whole body is sent, as the server reads on; the response body ends
-    /// with the upload, and fails if the body could not be sent to its end.
+    /// with the upload, and fails if the body could not be sent to its end. Once the request has
+    /// ended (failed, or whole on the wire), its source is cancelled as well: one that has not
+    /// ended yet holds nothing back.
     private func send(
         _ prepared: PreparedRequest,
         attempt: Attempt,
@@ -157,16 +159,21 @@ public final class NIOTransport: Transport {
             deliver: pending.deliver
         )
         return try await withTaskCancellationHandler {
-            guard let produce, let started = pending.started else {
+            guard let produce, let upload = pending.upload else {
                 return try await pending.head.value().get()
             }
-            let (connection, id) = try await started.value().get()
+            let (connection, id) = try await upload.started.value().get()
             return try await withThrowingTaskGroup(of: Void.self) { uploading in
-                uploading.addTask { await Self.upload(id, on: connection, produce: produce) }
-                let response = try await pending.head.value().get()
-                if !(200..<300).contains(response.status.code) {
-                    uploading.cancelAll()
+                uploading.addTask {
+                    await Self.upload(id, on: connection, produce: produce)
+                    upload.ended.deliver(())
                 }
+                let response = try await pending.head.value().get()
+                if (200..<300).contains(response.status.code) {
+                    // Until the upload returns, or the request ends (failed, or whole on the wire).
+                    await upload.ended.value()
+                }
+                uploading.cancelAll()
                 return response
             }
         } onCancel: {

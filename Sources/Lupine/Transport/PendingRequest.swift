@@ -16,9 +16,9 @@ final class PendingRequest: Sendable {
 
     /// The response head, or why there is none (the pool's failure included).
     let head = AwaitedValue<Result<TransportResponse, any Error>>()
-    /// The connection and ID, for a caller that must write the body itself; `nil` for one that
-    /// only awaits the head.
-    let started: AwaitedValue<Result<Started, any Error>>?
+    /// For a caller that writes the body itself (`nil` for one that only awaits the head): the
+    /// connection and ID once started, and the request's end, however it ends.
+    let upload: (started: AwaitedValue<Result<Started, any Error>>, ended: AwaitedValue<Void>)?
     private let stage = Mutex(Stage.waiting)
     private let request: PreparedRequest
     private let cancellation: TransportCancellation
@@ -26,7 +26,7 @@ final class PendingRequest: Sendable {
     init(_ request: PreparedRequest, cancellation: TransportCancellation, handsOverItsConnection: Bool) {
         self.request = request
         self.cancellation = cancellation
-        self.started = handsOverItsConnection ? AwaitedValue() : nil
+        self.upload = handsOverItsConnection ? (AwaitedValue(), AwaitedValue()) : nil
     }
 
     /// What the pool delivers: a connection to start on, or why there is none.
@@ -35,7 +35,7 @@ final class PendingRequest: Sendable {
         case .success(let connection):
             self.start(on: connection)
         case .failure(let error):
-            self.started?.deliver(.failure(error))
+            self.upload?.started.deliver(.failure(error))
             self.head.deliver(.failure(error))
         }
     }
@@ -59,7 +59,7 @@ final class PendingRequest: Sendable {
     }
 
     private func start(on connection: HTTPConnection) {
-        let id = connection.execute(self.request, into: self.head)
+        let id = connection.execute(self.request, into: self.head, ended: self.upload?.ended)
         let cancelledMeanwhile = self.stage.withLock { stage in
             if case .cancelled = stage {
                 return true
@@ -72,6 +72,6 @@ final class PendingRequest: Sendable {
         }
         // After `execute`, so the cancel reaches the event loop after the request it cancels.
         self.cancellation.whenCancelled { connection.cancel(id) }
-        self.started?.deliver(.success((connection, id)))
+        self.upload?.started.deliver(.success((connection, id)))
     }
 }

@@ -56,7 +56,7 @@ struct RequestHandlerHarness {
         let channel = self.channel
         return try await self.onLoop { handler in
             let promise = channel.eventLoop.makePromise(of: TransportResponse.self)
-            handler.start(request, id: id, headPromise: promise)
+            handler.start(request, id: id, headPromise: promise, ended: nil)
             return promise.futureResult
         }
     }

@@ -63,11 +63,15 @@ extension HTTP1RequestStateMachine {
         guard case .streamingBody = running.responsePhase else {
             return .none
         }
-        if case .sendingBody = running.requestPhase {
-            // A 2xx answer, whole before the request body: the request ends with the upload.
+        if case .sendingBody(let declared, let sent, _) = running.requestPhase {
+            // A 2xx answer, whole before the request body: the request ends with the upload,
+            // which already has when every declared byte is written (its source may say so late).
             running.responsePhase = .receivedWhileSending
+            if sent == declared {
+                running.requestPhase = .sent
+            }
             self.state = .running(running)
-            return .none
+            return sent == declared ? .writeRequestEnd : .none
         }
         return self.succeed(keepAlive: running.keepAlive)
     }

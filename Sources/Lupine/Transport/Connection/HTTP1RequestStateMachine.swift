@@ -9,7 +9,8 @@ import NIOHTTP1
 /// Rules: a request starts only on an idle connection; a streamed body is counted against its
 /// declared length; a 2xx response that starts while the body is still being sent lets the upload
 /// go on to its end (as curl and AsyncHTTPClient do: the server may answer first and read on),
-/// and the request ends when both have; any other response stops the upload and makes the
+/// and the request ends when both have (a body of declared length has once its last byte is
+/// written, however late its source reports its end); any other response stops the upload and makes the
 /// connection unusable afterwards (its request framing is broken); 1xx informational
 /// heads other than 101 are skipped; socket reads are held back while the consumer's buffer is
 /// full; a request fails when the server stays silent for its read timeout, silence the client
@@ -174,10 +175,20 @@ struct HTTP1RequestStateMachine {
     }
 
     /// A body part was written and flushed; the producer waits when the channel is not writable.
+    /// The last declared byte after a whole 2xx answer ends the request, without waiting for the
+    /// source to say it is done: a server that has it all may close at once.
     mutating func bodyPartWritten(channelIsWritable: Bool) -> Action {
-        guard !channelIsWritable, case .running(var running) = self.state,
+        guard case .running(var running) = self.state,
             case .sendingBody(let declared, let sent, _) = running.requestPhase
         else {
+            return .none
+        }
+        if running.responsePhase == .receivedWhileSending, sent == declared {
+            running.requestPhase = .sent
+            self.state = .running(running)
+            return .writeRequestEnd
+        }
+        guard !channelIsWritable else {
             return .none
         }
         running.requestPhase = .sendingBody(declaredLength: declared, sent: sent, producerParked: true)

@@ -76,6 +76,7 @@ extension HTTPClientRequestHandler {
         // Last, so that the consumer's next request finds the connection idle, not busy.
         exchange.body?.finish()
         self.handOverHead()
+        exchange.ended?.deliver(())
     }
 
     private func fail(_ error: TransportError) {
@@ -91,6 +92,7 @@ extension HTTPClientRequestHandler {
         self.onRequestFinished(false)
         // A head already received is the caller's, and its body ends with the error.
         self.handOverHead()
+        exchange.ended?.deliver(())
     }
 
     /// Records the request's byte counts and end. The watchdog stays armed for the next request.

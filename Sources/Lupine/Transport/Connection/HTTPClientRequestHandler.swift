@@ -24,6 +24,9 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         let request: PreparedRequest
         /// Until the response head arrives.
         var headPromise: EventLoopPromise<TransportResponse>?
+        /// Delivered when the request ends, however: no body byte can follow (for a request
+        /// whose body a source streams).
+        let ended: AwaitedValue<Void>?
         /// Once the response head arrived.
         var body: ResponseBodyFeed?
         /// The parked body producer's promise, kept until the channel becomes writable.
@@ -33,10 +36,17 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         /// Whether the first response byte has been marked in the metrics (once, not per read).
         var responseStarted = false
 
-        init(id: RequestID, request: PreparedRequest, headPromise: EventLoopPromise<TransportResponse>, counters: ByteCountingHandler) {
+        init(
+            id: RequestID,
+            request: PreparedRequest,
+            headPromise: EventLoopPromise<TransportResponse>,
+            ended: AwaitedValue<Void>?,
+            counters: ByteCountingHandler
+        ) {
             self.id = id
             self.request = request
             self.headPromise = headPromise
+            self.ended = ended
             self.bytesReadAtStart = counters.bytesRead
             self.bytesWrittenAtStart = counters.bytesWritten
         }
@@ -91,10 +101,16 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     /// Starts `request` as request `id`: writes its head (and in-memory body) and completes
     /// `headPromise` with the response head once the read that brought it is parsed, or when the
-    /// request ends (``headToHandOver``).
-    func start(_ request: PreparedRequest, id: RequestID, headPromise: EventLoopPromise<TransportResponse>) {
+    /// request ends (``headToHandOver``); delivers `ended` when the request ends.
+    func start(
+        _ request: PreparedRequest,
+        id: RequestID,
+        headPromise: EventLoopPromise<TransportResponse>,
+        ended: AwaitedValue<Void>?
+    ) {
         guard self.context != nil else {
             headPromise.fail(TransportError.connectionClosedBeforeResponse)
+            ended?.deliver(())
             return
         }
         let action = self.machine.start(
@@ -106,9 +122,10 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         )
         if case .refuseRequest(let error) = action {
             headPromise.fail(error)
+            ended?.deliver(())
             return
         }
-        self.exchange = Exchange(id: id, request: request, headPromise: headPromise, counters: self.counters)
+        self.exchange = Exchange(id: id, request: request, headPromise: headPromise, ended: ended, counters: self.counters)
         self.perform(action)
     }
 

@@ -30,15 +30,16 @@ final class HTTPConnection: Sendable {
     var eventLoop: any EventLoop { self.channel.eventLoop }
 
     /// Starts `request` and returns its ID on this connection, which names it in every later
-    /// call; its response head (or why there is none) goes to `head`. Records whether this
-    /// connection was reused.
+    /// call; its response head (or why there is none) goes to `head`, and `ended` is delivered
+    /// when the request ends, however. Records whether this connection was reused.
     ///
     /// One hop to the event loop starts the request and watches for its head; the head is then
     /// handed over without a second hop (awaiting an `EventLoopFuture` from another thread
     /// would make one to register its callback).
     func execute(
         _ request: PreparedRequest,
-        into head: AwaitedValue<Result<TransportResponse, any Error>>
+        into head: AwaitedValue<Result<TransportResponse, any Error>>,
+        ended: AwaitedValue<Void>? = nil
     ) -> HTTPClientRequestHandler.RequestID {
         let served = self.servedRequests.withLockedValue { count in
             defer { count += 1 }
@@ -62,7 +63,7 @@ final class HTTPConnection: Sendable {
         let handler = self.handler
         self.eventLoop.execute {
             promise.futureResult.whenComplete { head.deliver($0) }
-            handler.value.start(request, id: served, headPromise: promise)
+            handler.value.start(request, id: served, headPromise: promise, ended: ended)
         }
         return served
     }
