@@ -18,6 +18,10 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case connectTimeout(host: String, port: Int, timeout: TimeAmount)
     /// The server sent no byte for the configured idle-read interval.
     case readTimeout(timeout: TimeAmount)
+    /// The server answered (2xx) before the streamed request body was complete, then took none of
+    /// the rest for `timeout`. The response is handed over once the body is sent, so a server
+    /// that reads on only once its answer is read (a full-duplex echo) stalls here.
+    case uploadStalledAfterAnswer(timeout: TimeAmount)
     /// The whole request, from queueing to the last body byte, took longer than its deadline.
     case requestTimeout(timeout: TimeAmount)
     /// The TLS handshake failed for a reason other than the trust decision.
@@ -67,6 +71,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return "connection to \(TransportErrorWords.endpoint(host: host, port: port)) timed out after \(timeout.lupineSeconds) s"
         case .readTimeout(let timeout):
             return "the server sent nothing for \(timeout.lupineSeconds) s"
+        case .uploadStalledAfterAnswer(let timeout):
+            return "the server answered, then took none of the rest of the request body for \(timeout.lupineSeconds) s"
         case .requestTimeout(let timeout):
             return "the request did not complete within \(timeout.lupineSeconds) s"
         case .tlsHandshakeFailed(let host, let underlying):

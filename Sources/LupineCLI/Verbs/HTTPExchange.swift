@@ -201,7 +201,7 @@ struct HTTPExchange {
     /// unacceptable status, 1 otherwise.
     static func exitCode(for error: LupineError) -> Int32 {
         switch error {
-        case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout): return 2
+        case .transport(.requestTimeout), .transport(.readTimeout), .transport(.connectTimeout), .transport(.uploadStalledAfterAnswer): return 2
         case .redirectFailed(.tooManyRedirects), .redirectFailed(.loop): return 6
         case .responseValidationFailed(.unacceptableStatusCode(let code, _, _, _)) where (300..<600).contains(code): return Int32(code / 100)
         default: return 1

@@ -49,6 +49,30 @@ import Testing
         }
     }
 
+    /// A full-duplex server (it sends its answer before it reads the body, and reads only once
+    /// the answer is read) is not supported: the response comes once the body is sent. It ends
+    /// with a typed error at the read timeout, not a hang, and not a silent cut upload.
+    @Test func aFullDuplexServerFailsTypedAtTheReadTimeout() async throws {
+        let configuration = TransportConfiguration(connectTimeout: .seconds(60), readTimeout: .seconds(2))
+        try await withScriptedServerAndTransport(transport: configuration) { server, transport in
+            let client = Task { try await transport.fetch(Self.upload(to: server.url, length: 32 << 20)) }
+            let connection = try await server.nextConnection()
+            _ = await connection.readRequestHead()
+            // It stops reading until its answer is read.
+            try await connection.channel.setOption(ChannelOptions.autoRead, value: false).get()
+            let answer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: \(32 << 20)\r\n\r\n")
+            connection.channel.writeAndFlush(answer, promise: nil)
+            connection.channel.writeAndFlush(ByteBuffer(repeating: UInt8(ascii: "e"), count: 32 << 20), promise: nil)
+            await #expect {
+                _ = try await client.value
+            } throws: { error in
+                guard case TransportError.uploadStalledAfterAnswer = error else { return false }
+                return true
+            }
+            try await connection.close()
+        }
+    }
+
     @Test func theMachineEndsTheRequestWithTheUploadAndTimesOutAStalledOne() {
         var machine = Machine()
         let t0 = NIODeadline.uptimeNanoseconds(1_000_000_000)
@@ -64,7 +88,7 @@ import Testing
         // The caller reads the response once the body is sent: held reads and a server that
         // takes no more of the body is a stall, not the client's own silence.
         machine.consumerBufferFull(0)
-        #expect(machine.readTimerFired(0, now: t0 + .seconds(11)).failure == TransportError.readTimeout(timeout: .seconds(10)).description)
+        #expect(machine.readTimerFired(0, now: t0 + .seconds(11)).failure == TransportError.uploadStalledAfterAnswer(timeout: .seconds(10)).description)
 
         var whole = Machine()
         _ = whole.start(0, head: head, body: .streamed(length: 3), readTimeout: nil, now: t0)

@@ -20,19 +20,17 @@ extension HTTP1RequestStateMachine {
         if idle < timeout {
             return .scheduleReadTimer(in: timeout - idle)
         }
-        var silenceIsOurs = self.readsPaused
         switch (running.requestPhase, running.responsePhase) {
         case (.sendingBody(_, _, producerParked: false), _):
-            silenceIsOurs = true
+            break
         case (.sendingBody(_, _, producerParked: true), .streamingBody), (.sendingBody, .receivedWhileSending):
             // Answered (2xx), and the server takes no more of the body: the caller reads the
             // response once the body is sent, so held reads are no reason to wait for ever.
-            silenceIsOurs = false
+            return self.fail(.uploadStalledAfterAnswer(timeout: timeout))
         default:
-            break
-        }
-        guard silenceIsOurs else {
-            return self.fail(.readTimeout(timeout: timeout))
+            guard self.readsPaused else {
+                return self.fail(.readTimeout(timeout: timeout))
+            }
         }
         running.lastActivity = now
         self.state = .running(running)
