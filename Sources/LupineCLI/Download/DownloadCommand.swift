@@ -45,6 +45,7 @@ struct DownloadCommand: AsyncParsableCommand {
         let (request, manager, stored) = try HTTPExchange(method: .GET, options: self.request).prepare()
         defer { stored.save() }
         let output = ExchangeOutput(headsOnStandardErrorIf: self.request.verbose)
+        output.showRequests(of: manager)
         output.showRedirects(of: manager)
         let target: DownloadTarget
         do {

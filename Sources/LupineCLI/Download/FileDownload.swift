@@ -29,7 +29,6 @@ struct FileDownload {
         let bodyStarted = NIOLockedValueBox(false)
         let wholeBodyRefused = NIOLockedValueBox(false)
         self.watchTheHead(bodyStarted: bodyStarted, wholeBodyRefused: wholeBodyRefused, continuing: resumeData)
-        try self.output.show(self.request)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         // Until the bar draws, a spinner shows that the request is under way.
         let spinner = ActivitySpinner.attach(to: self.manager, for: self.request)

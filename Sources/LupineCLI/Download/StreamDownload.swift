@@ -25,8 +25,7 @@ struct StreamDownload {
         let (request, manager, output) = (self.request, self.manager, self.output)
         let spinner = ActivitySpinner.attach(to: manager, for: request)
         let transfer = Task {
-            try output.show(request)
-            return try await manager.stream(
+            try await manager.stream(
                 request,
                 receiveHead: { head in
                     try output.show(head)

@@ -37,6 +37,14 @@ struct ExchangeOutput: Sendable {
         }
     }
 
+    /// Shows each attempt's request as the session sends it, with what the session added (a
+    /// resumed download's `Range` and `If-Range`, a revalidation's conditions), as `curl -v`
+    /// shows the request it sends, once per retry. A response from the cache sends nothing, so
+    /// shows no request.
+    func showRequests(of manager: SessionManager) {
+        manager.eventMonitors.append(AttemptNotice(output: self))
+    }
+
     /// Shows each redirect as it is followed, as `curl -v` does: the redirect's head and the
     /// request sent next.
     func showRedirects(of manager: SessionManager) {
@@ -65,5 +73,14 @@ struct ExchangeOutput: Sendable {
         if selected {
             try StandardOutput.write(Array(text.utf8))
         }
+    }
+}
+
+/// Hands each attempt's request to ``ExchangeOutput/show(_:)-(Request)``.
+private struct AttemptNotice: EventMonitor {
+    let output: ExchangeOutput
+
+    func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request) {
+        try? self.output.show(request)
     }
 }

@@ -14,10 +14,10 @@ struct HTTPExchange {
         let output = ExchangeOutput(options: self.options, terminal: StandardOutput.isTerminal)
         // A terminal gets the body formatted; a pipe or file gets each chunk as it came.
         let printer = output.showsBody && output.terminal ? BodyPrinter() : nil
+        output.showRequests(of: manager)
         output.showRedirects(of: manager)
         let spinner = ActivitySpinner.attach(to: manager, for: request)
         let exchange = Task {
-            try output.show(request)
             let head = try await ActivitySpinner.running(spinner) {
                 try await manager.stream(
                     request,

@@ -38,9 +38,11 @@ import Darwin
         let record = sandbox.work.appending(path: "big.bin.lupine-resume")
         #expect(try ResumeData(encoded: Array(Data(contentsOf: record))).entityTag == "\"interrupt-\(Self.length)\"")
 
-        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "big.bin", "--continue"], in: sandbox.work)
+        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "big.bin", "--continue", "-v"], in: sandbox.work)
         #expect(continued.status == 0, "\(continued.stderr)")
         #expect(continued.stderr.contains("(resumed)"))
+        // -v shows the request as sent, with what the continuation added.
+        #expect(continued.stderr.contains("Range: bytes=\(Self.cut)-") && continued.stderr.contains("If-Range: \"interrupt-\(Self.length)\""), "\(continued.stderr)")
         #expect(try Self.sha256(of: file) == Self.expectedDigest)
         #expect(try sandbox.workContents() == ["big.bin"])
         #expect(sandbox.unchangedOutsideWork())
