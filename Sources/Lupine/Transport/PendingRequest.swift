@@ -29,20 +29,37 @@ final class PendingRequest: Sendable {
         self.upload = handsOverItsConnection ? (AwaitedValue(), AwaitedValue()) : nil
     }
 
-    /// What the pool delivers: a connection to start on, or why there is none.
-    func deliver(_ result: Result<HTTPConnection, any Error>) {
+    /// What the pool delivers: a connection to start on, or why there is none. Returns whether
+    /// it took the connection: one that comes after a cancel is declined, so a request cancelled
+    /// while it waited is never sent.
+    func deliver(_ result: Result<HTTPConnection, any Error>) -> Bool {
         switch result {
         case .success(let connection):
+            let cancelled = self.stage.withLock { stage in
+                if case .cancelled = stage { return true }
+                return false
+            }
+            guard !cancelled else {
+                self.fail(TransportError.cancelled)
+                return false
+            }
             self.start(on: connection)
+            return true
         case .failure(let error):
-            self.upload?.started.deliver(.failure(error))
-            self.head.deliver(.failure(error))
+            self.fail(error)
+            return false
         }
     }
 
+    private func fail(_ error: any Error) {
+        self.upload?.started.deliver(.failure(error))
+        self.head.deliver(.failure(error))
+    }
+
     /// Cancels the request: on its connection once started (the head then fails), else marks it
-    /// so that a connection handed over later starts and at once cancels it. Returns whether it
-    /// was still waiting, when the caller must also take it out of the pool's queue.
+    /// so that a connection handed over later is declined (or, handed over meanwhile, started
+    /// and at once cancelled). Returns whether it was still waiting, when the caller must also
+    /// take it out of the pool's queue.
     func cancel() -> Bool {
         let started: Started? = self.stage.withLock { stage in
             switch stage {

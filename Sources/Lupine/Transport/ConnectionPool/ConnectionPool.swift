@@ -31,9 +31,9 @@ final class ConnectionPool: Sendable {
         /// Cancelled or timed out before it registered; registration fails at once.
         case abandonedEarly(ConnectionPoolStateMachine.FailureReason)
         /// `deliver` starts the request on the connection it is given, where the connection was
-        /// freed (its event loop, for a released one); or fails it.
+        /// freed (its event loop, for a released one), or declines it; or fails the request.
         case waiting(
-            deliver: @Sendable (Result<HTTPConnection, any Error>) -> Void,
+            deliver: @Sendable (Result<HTTPConnection, any Error>) -> Bool,
             key: PoolKey,
             deadline: (at: NIODeadline, timeout: TimeAmount)?,
             requiresNewConnection: Bool
@@ -71,16 +71,20 @@ final class ConnectionPool: Sendable {
     /// from whoever freed it (the connection's event loop, as it ends the previous request), and
     /// starts there: the caller is never resumed just to hop back to the loop. Returns the waiter
     /// to ``abandon(_:key:reason:)`` if the caller gives up, or `nil` when delivered at once.
+    /// `deliver` returns whether it took the connection: one declined (its request was cancelled
+    /// as it came) goes back to the pool unused.
     @discardableResult
     func lease(
         _ key: PoolKey,
         requiresNewConnection: Bool,
         deadline: (at: NIODeadline, timeout: TimeAmount)?,
         cancellation: TransportCancellation,
-        deliver: @escaping @Sendable (Result<HTTPConnection, any Error>) -> Void
+        deliver: @escaping @Sendable (Result<HTTPConnection, any Error>) -> Bool
     ) -> WaiterID? {
         if !requiresNewConnection, let idle = self.leaseIdleConnection(key) {
-            deliver(.success(idle))
+            if !deliver(.success(idle)) {
+                self.release(idle.id, key: key, reusable: true)
+            }
             return nil
         }
         let waiter = self.state.withLockedValue { state in
@@ -97,7 +101,7 @@ final class ConnectionPool: Sendable {
             }
             if let earlyFailure {
                 state.waiters[waiter] = nil
-                return .failure(Self.error(for: earlyFailure, connectError: nil, timeout: deadline?.timeout))
+                return .failure(earlyFailure.transportError(connectError: nil, timeout: deadline?.timeout))
             }
             state.waiters[waiter] = .waiting(
                 deliver: deliver,
@@ -121,7 +125,7 @@ final class ConnectionPool: Sendable {
         case .success(let actions):
             self.perform(actions, key: key)
         case .failure(let error):
-            deliver(.failure(error))
+            _ = deliver(.failure(error))
         }
         return waiter
     }
@@ -226,7 +230,9 @@ final class ConnectionPool: Sendable {
                 case .requeued(let actions):
                     self.perform(actions, key: key)
                 case .leased(let connection, .waiting(let deliver, _, _, _)):
-                    deliver(.success(connection))
+                    if !deliver(.success(connection)) {
+                        self.release(id, key: key, reusable: true)
+                    }
                 case .leased:
                     continue
                 }
@@ -246,7 +252,7 @@ final class ConnectionPool: Sendable {
             case .failWaiter(let waiter, let reason):
                 let waiting = self.state.withLockedValue { $0.waiters.removeValue(forKey: waiter) }
                 guard case .waiting(let deliver, _, let deadline, _) = waiting else { continue }
-                deliver(.failure(Self.error(for: reason, connectError: connectError, timeout: deadline?.timeout)))
+                _ = deliver(.failure(reason.transportError(connectError: connectError, timeout: deadline?.timeout)))
             }
         }
     }
@@ -276,23 +282,6 @@ final class ConnectionPool: Sendable {
                 }
                 self.perform(actions, key: key, connectError: error)
             }
-        }
-    }
-
-    private static func error(
-        for reason: ConnectionPoolStateMachine.FailureReason,
-        connectError: (any Error)?,
-        timeout: TimeAmount?
-    ) -> TransportError {
-        switch reason {
-        case .connectFailed:
-            return (connectError as? TransportError) ?? .connectionClosedBeforeResponse
-        case .cancelled:
-            return .cancelled
-        case .timedOut:
-            return .requestTimeout(timeout: timeout ?? .zero)
-        case .shutdown:
-            return .shutdown
         }
     }
 }

@@ -24,6 +24,21 @@ struct ConnectionPoolStateMachine {
         case cancelled
         case timedOut
         case shutdown
+
+        /// The error the waiting request fails with: the connection attempt's own error, or the
+        /// waiter's `timeout` for a deadline that passed.
+        func transportError(connectError: (any Error)?, timeout: TimeAmount?) -> TransportError {
+            switch self {
+            case .connectFailed:
+                return (connectError as? TransportError) ?? .connectionClosedBeforeResponse
+            case .cancelled:
+                return .cancelled
+            case .timedOut:
+                return .requestTimeout(timeout: timeout ?? .zero)
+            case .shutdown:
+                return .shutdown
+            }
+        }
     }
 
     enum Action: Equatable {
