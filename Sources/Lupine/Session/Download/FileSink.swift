@@ -8,9 +8,10 @@ import NIOCore
 /// A resumed download that the server answers with `200` (the resource changed, or ranges are
 /// not supported) starts over from zero; a `416` either confirms the file is whole or starts
 /// over, and so does a `206` whose validator is not the one `If-Range` sent (a server that
-/// ignores `If-Range` would append another representation's bytes). A failure partway, a transport error or a cancel that asked for resume data, keeps the
-/// temporary file and yields resume data when the response had a validator. A file this run did
-/// not create (the file of the resume data) is never deleted, whatever happens.
+/// ignores `If-Range` would append another representation's bytes). A failure partway, a
+/// transport error or a cancel that asked for resume data, keeps the temporary file and yields
+/// resume data when the response had a validator. A file this run did not create (the file of
+/// the resume data) is never deleted, whatever happens.
 ///
 /// Downloads ask for `Accept-Encoding: identity` unless the request says otherwise: byte ranges
 /// count the bytes of the encoded body, so only an unencoded body can be resumed.
