@@ -44,11 +44,7 @@ struct StreamDownload {
             if let signal = watch.receivedSignal {
                 throw HTTPExchange.fail("download stopped by \(TerminationSignal.name(of: signal))", code: TerminationSignal.exitStatus(for: signal))
             }
-            if case LupineError.responseSerializationFailed(.handlerFailed(let output as OutputError)) = error {
-                throw HTTPExchange.fail(output.description, code: 1)
-            }
-            let lupineError = error as? LupineError
-            throw HTTPExchange.fail(lupineError?.description ?? "\(error)", code: lupineError.map(HTTPExchange.exitCode(for:)) ?? 1)
+            throw HTTPExchange.failure(error)
         }
         if case .stream(let device) = self.target {
             StandardError.write("Written to \(device.path)\n")

@@ -80,12 +80,17 @@ struct HTTPExchange {
         }
     }
 
-    /// How a failed exchange exits: stopped by `signal`, an output that could not be written, or
-    /// the request's own error.
+    /// How a failed exchange exits: stopped by `signal`, or as ``failure(_:)`` says.
     private static func failure(_ error: any Error, stoppedBy signal: Int32?) -> ExitCode {
         if let signal {
             return Self.fail("stopped by \(TerminationSignal.name(of: signal))", code: TerminationSignal.exitStatus(for: signal))
         }
+        return Self.failure(error)
+    }
+
+    /// How a transfer that failed exits: an output that could not be written, or the request's
+    /// own error.
+    static func failure(_ error: any Error) -> ExitCode {
         switch error {
         case LupineError.responseSerializationFailed(.handlerFailed(let output as OutputError)): return Self.fail(output.description, code: 1)
         case let error as LupineError: return Self.fail(error.description, code: Self.exitCode(for: error))

@@ -10,8 +10,8 @@ import NIOHTTP1
 /// declared length; a 2xx response that starts while the body is still being sent lets the upload
 /// go on to its end (as curl and AsyncHTTPClient do: the server may answer first and read on),
 /// and the request ends when both have (a body of declared length has once its last byte is
-/// written, however late its source reports its end); any other response stops the upload and makes the
-/// connection unusable afterwards (its request framing is broken); 1xx informational
+/// written, however late its source reports its end); any other response stops the upload and
+/// makes the connection unusable afterwards (its request framing is broken); 1xx informational
 /// heads other than 101 are skipped; socket reads are held back while the consumer's buffer is
 /// full; a request fails when the server stays silent for its read timeout, silence the client
 /// causes itself (a paused consumer, a slow body source) not counting; any failure closes the
