@@ -73,7 +73,10 @@ struct FileDownload {
             throw self.failure(error, signal: watch.receivedSignal, bodyStarted: bodyStarted.withLockedValue { $0 })
         }
         ResumeRecord.remove(for: self.file)
-        let resumed = self.continuing && completion.response?.statusCode == 206 ? " (resumed)" : ""
+        // Resumed only if the last answer continued the bytes the run started with (a download
+        // that started over may end with a 206 from byte 0).
+        let continued = completion.response?.headers.first(name: "Content-Range")?.hasPrefix("bytes \(resumeData.bytesReceived)-") == true
+        let resumed = resumeData.bytesReceived > 0 && completion.response?.statusCode == 206 && continued ? " (resumed)" : ""
         StandardError.write("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(self.file.path)\(resumed)\n")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Lupine
+import NIOConcurrencyHelpers
 
 /// Where each part of an exchange goes. `--print` chooses parts for standard output (by default
 /// the response head and body on a terminal, the body alone otherwise); `-v` adds the request and
@@ -10,6 +11,12 @@ struct ExchangeOutput: Sendable {
     let terminal: Bool
     private let selection: Set<Character>
     private let verbose: Bool
+    /// The first write of an attempt's request that failed: the event monitor that shows it
+    /// cannot throw, so the exchange asks afterwards (``requestWriteFailure``).
+    private let attemptFailure = NIOLockedValueBox<OutputError?>(nil)
+
+    /// Why an attempt's request could not be written (`--print H` onto a closed output), if so.
+    var requestWriteFailure: OutputError? { self.attemptFailure.withLockedValue { $0 } }
 
     init(options: RequestOptions, terminal: Bool) {
         self.terminal = terminal
@@ -40,7 +47,8 @@ struct ExchangeOutput: Sendable {
     /// Shows each attempt's request as the session sends it, with what the session added (a
     /// resumed download's `Range` and `If-Range`, a revalidation's conditions), as `curl -v`
     /// shows the request it sends, once per retry. A response from the cache sends nothing, so
-    /// shows no request.
+    /// shows no request. A request that cannot be written stops the task
+    /// (``requestWriteFailure``).
     func showRequests(of manager: SessionManager) {
         manager.eventMonitors.append(AttemptNotice(output: self))
     }
@@ -64,6 +72,12 @@ struct ExchangeOutput: Sendable {
         try self.show(head: ExchangeFormatter.responseHead(head), selected: self.selection.contains("h"))
     }
 
+    /// Keeps the first failure of an attempt's request to write.
+    fileprivate func noteFailure(_ error: any Error) {
+        guard let failure = error as? OutputError else { return }
+        self.attemptFailure.withLockedValue { $0 = $0 ?? failure }
+    }
+
     /// Writes a head, made safe for a terminal, to stderr with `-v` and to stdout when `selected`.
     private func show(head: String, selected: Bool) throws {
         let text = TerminalText.sanitized(head) + "\n"
@@ -81,6 +95,11 @@ private struct AttemptNotice: EventMonitor {
     let output: ExchangeOutput
 
     func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request) {
-        try? self.output.show(request)
+        do {
+            try self.output.show(request)
+        } catch {
+            self.output.noteFailure(error)
+            task.cancel()
+        }
     }
 }

@@ -45,9 +45,14 @@ struct HTTPExchange {
             manager.invalidateSession(cancelingTasks: true)
         }
         defer { watch.stop() }
+        let result = await exchange.result
+        // A request that could not be written (`--print H`) stopped the exchange: that is the failure.
+        if let unwritten = output.requestWriteFailure {
+            throw Self.fail(unwritten.description, code: 1)
+        }
         let head: ResponseHead?
         do {
-            head = try await exchange.value
+            head = try result.get()
         } catch {
             throw Self.failure(error, stoppedBy: watch.receivedSignal)
         }

@@ -140,6 +140,24 @@ import Darwin
         // The bytes are still those of the record's version, and the record still says so.
         #expect(try Data(contentsOf: sandbox.work.appending(path: "r.bin")) == bytes)
         #expect(try Data(contentsOf: record) == saved)
+        // The same, answered whole as a 206 from byte 0: saved, and not called resumed.
+        try await ScriptedServer.with { scripted in
+            let running = try LupineCommandLineTests.start(["download", scripted.url.absoluteString + "/r.bin", "-o", "r.bin", "--continue"], in: sandbox.work)
+            try await running.whileRunning {
+                var connection = try await scripted.nextConnection()
+                for start in [400, 0] {
+                    if await connection.readRequestHead() == nil {
+                        connection = try await scripted.nextConnection()
+                        _ = await connection.readRequestHead()
+                    }
+                    let head = "HTTP/1.1 206 Partial Content\r\nETag: \"other\"\r\nContent-Range: bytes \(start)-999/1000\r\n"
+                    try await connection.write(head + "Content-Length: \(1000 - start)\r\n\r\n" + String(repeating: "x", count: 1000 - start))
+                }
+            }
+            let outcome = try await running.finish()
+            #expect(outcome.status == 0 && !outcome.stderr.contains("(resumed)"), "\(outcome.stderr)")
+        }
+        #expect(try Data(contentsOf: sandbox.work.appending(path: "r.bin")) == Data(repeating: UInt8(ascii: "x"), count: 1000))
     }
 
     @Test func aWholeBodyForUncheckedBytesIsRefusedAsCurlDoes() async throws {

@@ -135,6 +135,8 @@ import Darwin
         }
         let dash = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "-"])
         #expect(dash.status == 1 && dash.stderr.hasPrefix("lupine: could not write the output: Bad file descriptor"), "\(dash.stderr)")
+        let requestHead = try await run(["get", server.baseURL.absoluteString + "/get", "--print", "H"])
+        #expect(requestHead.status == 1 && requestHead.stderr.contains("Bad file descriptor"), "\(requestHead.stderr)")
         // A download into a file needs no standard output.
         let file = try await run(["download", server.baseURL.absoluteString + "/bytes/100", "-o", "f"])
         #expect(file.status == 0, "\(file.stderr)")
