@@ -140,6 +140,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         case destinationNotReplaceable(URL, reason: String)
         /// A `206` answer does not continue where the resume data stopped.
         case unexpectedContentRange(String?)
+        /// A resumed download got a success with no byte (a `204`, an empty `200`) instead of the
+        /// rest: the bytes already received are kept, not replaced by nothing.
+        case emptyAnswerToResume(statusCode: Int, keptBytes: Int)
         /// The transfer stopped partway; the resume data continue it.
         indirect case interrupted(resumeData: [UInt8], underlying: LupineError)
     }
@@ -282,6 +285,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "the download was not saved: \(Self.path(url)) \(MessageText.oneLine(why)), and only a regular file is ever replaced"
         case .unexpectedContentRange(let range):
             return "the server resumed at the wrong place, Content-Range: \(range.map(MessageText.oneLine) ?? "none")"
+        case .emptyAnswerToResume(let status, let kept):
+            return "the server answered \(status) with no body instead of the rest of the download; the \(kept) bytes already received are kept"
         case .interrupted(_, let underlying):
             return "the download was interrupted and can be resumed: \(underlying.description)"
         }

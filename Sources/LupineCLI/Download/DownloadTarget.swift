@@ -28,9 +28,17 @@ enum DownloadTarget: Equatable {
 
     /// The target `path` names.
     ///
+    /// A path that ends with `/` names a directory whatever is there, as it does for `open(2)`:
+    /// `-o a/` is never the file `a`.
+    ///
     /// - Throws: ``DownloadTargetError`` for a directory or a link to nothing.
     static func resolve(_ path: URL) throws(DownloadTargetError) -> DownloadTarget {
         var info = stat()
+        let isDirectory = "is a directory; name a file inside it with -o"
+        if path.hasDirectoryPath {
+            let problem = stat(path.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? isDirectory : "ends with /, so it names a directory; name a file with -o"
+            throw DownloadTargetError(subject: path.path.hasSuffix("/") ? path.path : path.path + "/", problem: problem)
+        }
         var target = path
         if lstat(path.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
             guard let resolved = realpath(path.path, nil) else {
@@ -49,7 +57,7 @@ enum DownloadTarget: Equatable {
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .file(target, exists: true)
-        case S_IFDIR: throw DownloadTargetError(subject: path.path, problem: "is a directory; name a file inside it with -o")
+        case S_IFDIR: throw DownloadTargetError(subject: path.path, problem: isDirectory)
         default: return .stream(target)
         }
     }

@@ -160,6 +160,23 @@ import Darwin
         #expect(try Data(contentsOf: sandbox.work.appending(path: "r.bin")) == Data(repeating: UInt8(ascii: "x"), count: 1000))
     }
 
+    /// An empty answer to `--continue` (here a `204`) does not cut the file to nothing: it fails,
+    /// and the bytes and their record stay for a later `--continue`.
+    @Test func anEmptyAnswerToContinueKeepsTheBytes() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
+        _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "e.bin"], in: sandbox.work)
+        let record = sandbox.work.appending(path: "e.bin.lupine-resume")
+        let (bytes, saved) = (try Data(contentsOf: sandbox.work.appending(path: "e.bin")), try Data(contentsOf: record))
+        let empty = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/status/204", "-o", "e.bin", "--continue"], in: sandbox.work)
+        #expect(empty.status == 1 && empty.stderr.contains("the \(Self.cut) bytes already received are kept"), "\(empty.stderr)")
+        #expect(try Data(contentsOf: sandbox.work.appending(path: "e.bin")) == bytes)
+        #expect(try Data(contentsOf: record) == saved)
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
     @Test func aWholeBodyForUncheckedBytesIsRefusedAsCurlDoes() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

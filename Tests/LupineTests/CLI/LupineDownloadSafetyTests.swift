@@ -111,6 +111,24 @@ import Darwin
         }
     }
 
+    /// A name ending with `/` names a directory, as for `open(2)` and curl: never the file
+    /// without the slash, whether one is there, a link to one is, or nothing is.
+    @Test func aTrailingSlashNeverNamesAFile() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        try Data("precious".utf8).write(to: sandbox.work.appending(path: "f"))
+        try FileManager.default.createSymbolicLink(atPath: sandbox.work.appending(path: "link").path, withDestinationPath: "f")
+        for output in ["f/", "link/", "new/", "./new/", sandbox.work.path + "/f/"] {
+            let outcome = try await self.download(server.baseURL.absoluteString + "/bytes/10", ["-o", output], in: sandbox)
+            #expect(outcome.status == 1, "\(output)")
+            #expect(outcome.stderr.contains("ends with /, so it names a directory"), "\(output): \(outcome.stderr)")
+        }
+        #expect(try Data(contentsOf: sandbox.work.appending(path: "f")) == Data("precious".utf8))
+        #expect(try sandbox.workContents() == ["f", "link"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
     @Test func aMissingFolderIsAPlainError() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

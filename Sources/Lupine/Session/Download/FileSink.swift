@@ -8,7 +8,8 @@ import NIOCore
 /// A resumed download that the server answers with `200` (the resource changed, or ranges are
 /// not supported) starts over from zero; a `416` either confirms the file is whole or starts
 /// over, and so does a `206` whose validator is not the one `If-Range` sent (a server that
-/// ignores `If-Range` would append another representation's bytes). A failure partway, a
+/// ignores `If-Range` would append another representation's bytes). A new body with no byte
+/// never replaces the bytes resume data continue: that fails, and keeps them. A failure partway, a
 /// transport error or a cancel that asked for resume data, keeps the temporary file and yields
 /// resume data when the response had a validator. A file this run did not create (the file of
 /// the resume data) is never deleted, whatever happens.
@@ -124,7 +125,11 @@ struct FileSink: ResponseSink {
             try await file.append(chunk)
         }
         if let length = cut {
-            // A body that ended cleanly without a byte.
+            // A body that ended cleanly without a byte. Nothing replaces bytes a caller asked to
+            // continue: an empty answer is more often a broken server than an emptied resource.
+            if length == 0, (self.plan.resumeData?.bytesReceived ?? 0) > 0, file.length > 0 {
+                throw LupineError.downloadFailed(.emptyAnswerToResume(statusCode: head.statusCode, keptBytes: file.length))
+            }
             try await file.truncate(to: length)
             self.validator = offered
         }
