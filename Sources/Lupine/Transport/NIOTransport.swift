@@ -137,13 +137,13 @@ public final class NIOTransport: Transport {
     /// cancellation until the response body has ended, cancels the request.
     ///
     /// An answer other than 2xx that comes before the body is sent stops the sending (the server
-    /// has decided): a source still producing is cancelled, then awaited (a file body stays open
-    /// until it returns); a source that waits for its own caller answers once it honours the
-    /// cancellation, one that ignores it keeps the answer back. A 2xx answer that comes first is
-    /// handed over once the whole body is sent, as the server reads on; the response body ends
-    /// with the upload, and fails if the body could not be sent to its end. Once the request has
-    /// ended (failed, or whole on the wire), its source is cancelled as well: one that has not
-    /// ended yet holds nothing back.
+    /// has decided): a source still producing is cancelled, then awaited; a source that waits for
+    /// its own caller answers once it honours the cancellation, one that ignores it keeps the
+    /// answer back. A 2xx answer that comes first is handed over at once while the body goes on
+    /// (a full-duplex server, an echo, reads the body only as its answer is read); the response
+    /// body ends with the upload, and fails if the body could not be sent to its end. Once the
+    /// request has ended (failed, or whole on the wire), its source is cancelled as well: one
+    /// that has not ended yet holds nothing back.
     private func send(
         _ prepared: PreparedRequest,
         attempt: Attempt,
@@ -163,19 +163,28 @@ public final class NIOTransport: Transport {
                 return try await pending.head.value().get()
             }
             let (connection, id) = try await upload.started.value().get()
-            return try await withThrowingTaskGroup(of: Void.self) { uploading in
-                uploading.addTask {
-                    await Self.upload(id, on: connection, produce: produce)
-                    upload.ended.deliver(())
-                }
-                let response = try await pending.head.value().get()
-                if (200..<300).contains(response.status.code) {
-                    // Until the upload returns, or the request ends (failed, or whole on the wire).
-                    await upload.ended.value()
-                }
-                uploading.cancelAll()
-                return response
+            // A task of its own, as the upload may outlive this call; the request's end stops it.
+            let uploading = Task {
+                await Self.upload(id, on: connection, produce: produce)
+                upload.ended.deliver(())
             }
+            Task {
+                await upload.ended.value()
+                uploading.cancel()
+            }
+            let response: TransportResponse
+            do {
+                response = try await pending.head.value().get()
+            } catch {
+                uploading.cancel()
+                await uploading.value
+                throw error
+            }
+            if !(200..<300).contains(response.status.code) {
+                uploading.cancel()
+                await uploading.value
+            }
+            return response
         } onCancel: {
             if pending.cancel(), let waiter {
                 self.pool.abandon(waiter, key: attempt.key, reason: .cancelled)

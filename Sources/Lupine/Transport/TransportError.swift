@@ -19,8 +19,7 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The server sent no byte for the configured idle-read interval.
     case readTimeout(timeout: TimeAmount)
     /// The server answered (2xx) before the streamed request body was complete, then took none of
-    /// the rest for `timeout`. The response is handed over once the body is sent, so a server
-    /// that reads on only once its answer is read (a full-duplex echo) stalls here.
+    /// the rest for `timeout` while it sent nothing the caller had not read.
     case uploadStalledAfterAnswer(timeout: TimeAmount)
     /// The whole request, from queueing to the last body byte, took longer than its deadline.
     case requestTimeout(timeout: TimeAmount)

@@ -12,6 +12,10 @@ struct FileBody: Sendable {
     /// streams its contents. A missing or unreadable file, or a directory, fails here with
     /// ``TransportError/requestBodyFailed(underlying:)`` and a ``RequestBodyFileError``, before
     /// anything is sent.
+    ///
+    /// The file stays open while the producer is held, past `body`'s return: an upload that goes
+    /// on after its answer has been handed over still reads it. It closes once the producer is
+    /// released.
     func withOpenFile<Result>(
         _ body: (_ length: Int?, _ produce: @escaping @Sendable (RequestBodyWriter) async throws -> Void) async throws -> Result
     ) async throws -> Result {
@@ -32,7 +36,6 @@ struct FileBody: Sendable {
             } catch {
                 throw TransportError.requestBodyFailed(underlying: self.fileError(error, opening: true))
             }
-            defer { try? reader.close() }
             let chunkSize = self.chunkSize
             return try await body(nil) { writer in
                 while let chunk = try await self.readingFile({ try await reader.nextChunk(maximumLength: chunkSize) }) {
@@ -47,21 +50,17 @@ struct FileBody: Sendable {
     ) async throws -> Result {
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
         let path = self.path
-        let handle: NIOFileHandle
+        let file: ClosingFileHandle
         let length: Int
         do {
-            handle = try await NIOThreadPool.singleton.runIfActive { try NIOFileHandle(_deprecatedPath: path) }
-        } catch {
-            throw TransportError.requestBodyFailed(underlying: self.fileError(error, opening: true))
-        }
-        defer { try? handle.close() }
-        do {
-            length = Int(try await fileIO.readFileSize(fileHandle: handle))
+            file = ClosingFileHandle(try await NIOThreadPool.singleton.runIfActive { try NIOFileHandle(_deprecatedPath: path) })
+            length = Int(try await fileIO.readFileSize(fileHandle: file.handle))
         } catch {
             throw TransportError.requestBodyFailed(underlying: self.fileError(error, opening: true))
         }
         let chunkSize = self.chunkSize
         return try await body(length) { writer in
+            let handle = file.handle
             var offset = 0
             while offset < length {
                 let chunk = try await self.readingFile {
@@ -98,5 +97,19 @@ struct FileBody: Sendable {
         guard let error = error as? IOError else { return error }
         let reason = TransportErrorWords.systemMessage(error.errnoCode)
         return opening ? RequestBodyFileError.notReadable(path: self.path, reason: reason) : RequestBodyFileError.readFailed(path: self.path, reason: reason)
+    }
+}
+
+/// A file handle that closes when the last reference to it goes: the producers of a file body
+/// hold it, so the file is open exactly as long as something may still read it.
+final class ClosingFileHandle: Sendable {
+    let handle: NIOFileHandle
+
+    init(_ handle: NIOFileHandle) {
+        self.handle = handle
+    }
+
+    deinit {
+        try? self.handle.close()
     }
 }

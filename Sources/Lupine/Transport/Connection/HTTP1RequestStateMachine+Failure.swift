@@ -10,8 +10,8 @@ extension HTTP1RequestStateMachine {
 
     /// The read timer of request `id` fired. Activity only moved the last-activity instant, so the
     /// timer is re-armed for the remainder while the server is not silent for long enough. Silence
-    /// that is ours (a consumer holding reads back, a body source slow to produce) does not count,
-    /// except held reads while an answered request's body waits for the server to take it.
+    /// that is ours (a consumer holding reads back, a body source slow to produce) does not count:
+    /// the caller of an answered upload reads the response while the body is still being sent.
     mutating func readTimerFired(_ id: RequestID, now: NIODeadline) -> Action {
         guard case .running(var running) = self.state, running.id == id, let timeout = running.readTimeout else {
             return .none
@@ -23,9 +23,9 @@ extension HTTP1RequestStateMachine {
         switch (running.requestPhase, running.responsePhase) {
         case (.sendingBody(_, _, producerParked: false), _):
             break
-        case (.sendingBody(_, _, producerParked: true), .streamingBody), (.sendingBody, .receivedWhileSending):
-            // Answered (2xx), and the server takes no more of the body: the caller reads the
-            // response once the body is sent, so held reads are no reason to wait for ever.
+        case (.sendingBody(_, _, producerParked: true), .streamingBody) where !self.readsPaused, (.sendingBody, .receivedWhileSending):
+            // Answered (2xx), and the server takes no more of the body while it has nothing more
+            // to send, or nothing the caller has not read yet.
             return self.fail(.uploadStalledAfterAnswer(timeout: timeout))
         default:
             guard self.readsPaused else {

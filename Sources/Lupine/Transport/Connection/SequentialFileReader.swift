@@ -15,13 +15,14 @@ import NIOPosix
 /// Waiting holds no thread and can always be cancelled: a pool job only checks, without waiting,
 /// whether data is there, and while none is the reader sleeps (1 ms at first, up to
 /// ``longestPause``) before it checks again. On Linux a FIFO is opened without waiting for a
-/// writer; the first read then waits for one instead, in the same way.
+/// writer; the first read then waits for one instead, in the same way. The file closes when the
+/// last copy of the reader is released.
 struct SequentialFileReader: Sendable {
     /// The longest pause between two checks of a file that has no data yet.
     static let longestPause = Duration.milliseconds(50)
 
     let path: String
-    private let handle: NIOFileHandle
+    private let file: ClosingFileHandle
 
     /// Opens the file at `path` for reading.
     static func open(path: String, isFIFO: Bool) async throws -> SequentialFileReader {
@@ -39,7 +40,7 @@ struct SequentialFileReader: Sendable {
             }
             return handle
         }
-        return SequentialFileReader(path: path, handle: handle)
+        return SequentialFileReader(path: path, file: ClosingFileHandle(handle))
     }
 
     /// The next bytes of the file, at most `maximumLength` of them, or `nil` at its end.
@@ -47,7 +48,7 @@ struct SequentialFileReader: Sendable {
         var pause = Duration.milliseconds(1)
         while true {
             try Task.checkCancellation()
-            let handle = self.handle
+            let handle = self.file.handle
             let chunk = try await NIOThreadPool.singleton.runIfActive {
                 try Self.readIfReady(handle, maximumLength: maximumLength)
             }
@@ -61,10 +62,6 @@ struct SequentialFileReader: Sendable {
                 return buffer
             }
         }
-    }
-
-    func close() throws {
-        try self.handle.close()
     }
 
     private enum Chunk {
