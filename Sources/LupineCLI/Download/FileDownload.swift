@@ -26,9 +26,9 @@ struct FileDownload {
             try self.create()
         }
         let resumeData = try self.resumeData()
-        let bodyStarted = NIOLockedValueBox(false)
+        let resumableBody = NIOLockedValueBox(false)
         let wholeBodyRefused = NIOLockedValueBox(false)
-        self.watchTheHead(bodyStarted: bodyStarted, wholeBodyRefused: wholeBodyRefused, continuing: resumeData)
+        self.watchTheHead(resumableBody: resumableBody, wholeBodyRefused: wholeBodyRefused, continuing: resumeData)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         // Until the bar draws, a spinner shows that the request is under way.
         let spinner = ActivitySpinner.attach(to: self.manager, for: self.request)
@@ -70,7 +70,7 @@ struct FileDownload {
             )
         }
         if let error = completion.error {
-            throw self.failure(error, signal: watch.receivedSignal, bodyStarted: bodyStarted.withLockedValue { $0 })
+            throw self.failure(error, signal: watch.receivedSignal, resumableBody: resumableBody.withLockedValue { $0 })
         }
         ResumeRecord.remove(for: self.file)
         // Resumed only if the last answer continued the bytes the run started with (a download
@@ -115,8 +115,8 @@ struct FileDownload {
         return resumeData
     }
 
-    /// When the final response head arrives: shows it with `-v` and notes whether a body is
-    /// coming into the file. Bytes continued by `Range` alone (`continuing` has no validator) get
+    /// When the final response head arrives: shows it with `-v` and notes whether a body that
+    /// `--continue` could resume is coming into the file. Bytes continued by `Range` alone (`continuing` has no validator) get
     /// no whole body, as `curl -C -` refuses it: nothing says they are stale, and the new body
     /// would replace them. The record changes with the first bytes of a 2xx body, once the file
     /// has been cut to what that body continues, so a record never names bytes the file does not
@@ -125,7 +125,7 @@ struct FileDownload {
     /// validator; a `206` keeps the record it continues (a validator it contradicts makes the
     /// library start over), and gives its validator to bytes that had none. A record that cannot
     /// be replaced is removed: it would vouch for bytes it no longer describes.
-    private func watchTheHead(bodyStarted: NIOLockedValueBox<Bool>, wholeBodyRefused: NIOLockedValueBox<Bool>, continuing: ResumeData) {
+    private func watchTheHead(resumableBody: NIOLockedValueBox<Bool>, wholeBodyRefused: NIOLockedValueBox<Bool>, continuing: ResumeData) {
         let (url, file, output) = (self.request.url, self.file, self.output)
         let unchecked = continuing.bytesReceived > 0 && continuing.entityTag == nil && continuing.lastModified == nil
         let pending = NIOLockedValueBox<(record: ResumeData?, dropsOld: Bool)?>(nil)
@@ -137,7 +137,8 @@ struct FileDownload {
                 wholeBodyRefused.withLockedValue { $0 = true }
                 return .cancel
             }
-            bodyStarted.withLockedValue { $0 = true }
+            // Only a body a range can continue is worth --continue.
+            resumableBody.withLockedValue { $0 = ResumeData.isResumable(head) }
             let record = ResumeData(url: url, response: head, bytesReceived: 0, temporaryFileURL: file)
             let validated = record.entityTag != nil || record.lastModified != nil
             if head.statusCode != 206 {
@@ -174,8 +175,8 @@ struct FileDownload {
     }
 
     /// The exit for `error`, after removing the file when this run created it and nothing came.
-    /// `--continue` is suggested only when a body had started to come into the file.
-    private func failure(_ error: LupineError, signal: Int32?, bodyStarted: Bool) -> ExitCode {
+    /// `--continue` is suggested only when a body a range can continue had started to come.
+    private func failure(_ error: LupineError, signal: Int32?, resumableBody: Bool) -> ExitCode {
         let size = Self.size(of: self.file)
         if !self.existed, size == 0 {
             unlink(self.file.path)
@@ -184,7 +185,7 @@ struct FileDownload {
         let resumable = "run it again with --continue to resume"
         if let signal {
             let name = TerminationSignal.name(of: signal)
-            let message = bodyStarted && size > 0 ? "download stopped by \(name) after \(size) bytes; \(resumable)" : "download stopped by \(name)"
+            let message = resumableBody && size > 0 ? "download stopped by \(name) after \(size) bytes; \(resumable)" : "download stopped by \(name)"
             return HTTPExchange.fail(message, code: TerminationSignal.exitStatus(for: signal))
         }
         switch error {
@@ -194,7 +195,7 @@ struct FileDownload {
             return HTTPExchange.fail(underlying.description, code: 1)
         case .downloadFailed(.interrupted(_, let underlying)):
             return HTTPExchange.fail("download interrupted after \(size) bytes (\(underlying.description)); \(resumable)", code: HTTPExchange.exitCode(for: underlying))
-        case .transport where bodyStarted && size > 0:
+        case .transport where resumableBody && size > 0:
             return HTTPExchange.fail("download interrupted after \(size) bytes (\(error.description)); \(resumable)", code: HTTPExchange.exitCode(for: error))
         default:
             return HTTPExchange.fail(error.description, code: HTTPExchange.exitCode(for: error))

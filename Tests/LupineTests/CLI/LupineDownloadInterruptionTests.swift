@@ -3,6 +3,7 @@ import Foundation
 import Lupine
 import LupineTestServer
 import LupineTestSupport
+import NIOCore
 import Testing
 
 #if canImport(Glibc)
@@ -176,6 +177,35 @@ import Darwin
         #expect(try Data(contentsOf: record) == saved)
         #expect(sandbox.unchangedOutsideWork())
     }
+
+    /// A server that compresses the body although the download asked for none: cut, its bytes
+    /// cannot be continued by a range of the encoded body, so no record is kept and no
+    /// `--continue` is offered (before, it was, and every continuation failed to inflate).
+    @Test func aCompressedBodyThatIsCutIsNotOfferedToContinue() async throws {
+        let sandbox = try Sandbox()
+        // `lupine ` 20,000 times, gzipped (249 bytes); 100 of them inflate to 44,126 bytes.
+        let gzipped = try #require(Data(base64Encoded: Self.gzippedWords))
+        try await ScriptedServer.with { scripted in
+            let running = try LupineCommandLineTests.start(["download", scripted.url.absoluteString + "/z.bin", "-o", "z.bin"], in: sandbox.work)
+            try await running.whileRunning {
+                let connection = try await scripted.nextConnection()
+                _ = await connection.readRequestHead()
+                try await connection.write("HTTP/1.1 200 OK\r\nETag: \"z\"\r\nContent-Encoding: gzip\r\nContent-Length: \(gzipped.count)\r\n\r\n")
+                try await connection.write(ByteBuffer(bytes: gzipped.prefix(100)))
+                try await Self.waitUntil(sandbox.work.appending(path: "z.bin"), holds: 1)
+                try await connection.close()
+            }
+            let outcome = try await running.finish()
+            #expect(outcome.status != 0 && !outcome.stderr.contains("--continue"), "\(outcome.stderr)")
+        }
+        #expect(try sandbox.workContents() == ["z.bin"])
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
+    static let gzippedWords =
+        "H4sIAAAAAAACA+3FsQkAMAgAsFf6nENBxMX/fcMhWZLTv+KlJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmS"
+        + "JEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmS"
+        + "JEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmSJEmXWyfKNlXgIgIA"
 
     @Test func aWholeBodyForUncheckedBytesIsRefusedAsCurlDoes() async throws {
         let server = try await LupineTestServer.start()

@@ -29,4 +29,14 @@ import Testing
     @Test func aServerRefusingRangesGivesNoValidator() throws {
         #expect(ResumeData.validator(of: try self.head([("ETag", "\"v1\""), ("Accept-Ranges", "none")])) == nil)
     }
+
+    /// Ranges count the encoded bytes, and the file holds them inflated: an encoded body cannot
+    /// be continued, whatever its validator.
+    @Test func anEncodedBodyCannotBeResumed() throws {
+        for coding in ["gzip", "deflate", " GZIP ", "br"] {
+            let encoded = try self.head([("ETag", "\"v1\""), ("Content-Encoding", coding)])
+            #expect(!ResumeData.isResumable(encoded) && ResumeData.validator(of: encoded) == nil, "\(coding)")
+        }
+        #expect(ResumeData.validator(of: try self.head([("ETag", "\"v1\""), ("Content-Encoding", "identity")]))?.entityTag == "\"v1\"")
+    }
 }

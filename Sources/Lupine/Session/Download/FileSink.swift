@@ -115,7 +115,7 @@ struct FileSink: ResponseSink {
             self.errorPage = try await executor.readBody(body, expectedLength: length, of: task)
             return .done
         }
-        let offered = ResumeData.validator(of: head) ?? (head.statusCode == 206 ? self.validator : nil)
+        let offered = ResumeData.isResumable(head) ? ResumeData.validator(of: head) ?? (head.statusCode == 206 ? self.validator : nil) : nil
         try await executor.forEachChunk(of: body, for: task) { chunk in
             if let length = cut {
                 try await file.truncate(to: length)

@@ -55,11 +55,19 @@ public struct ResumeData: Codable, Sendable, Equatable {
         )
     }
 
+    /// Whether a byte range can continue `head`'s body where a file of it stopped: not when the
+    /// server refuses ranges (`Accept-Ranges: none`), nor when the body has a `Content-Encoding`
+    /// (ranges count the encoded bytes, and the transport inflates gzip and deflate).
+    public static func isResumable(_ head: ResponseHead) -> Bool {
+        let coding = head.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" && (coding.isEmpty || coding == "identity")
+    }
+
     /// The validator a later `If-Range` can send for `head`'s body: a strong `ETag`, or a
     /// `Last-Modified` that is strong (a second or more before the response's `Date`); `nil` when
-    /// the response has neither, or refuses ranges.
+    /// the response has neither, or its body cannot be resumed (``isResumable(_:)``).
     public static func validator(of head: ResponseHead) -> (entityTag: String?, lastModified: String?)? {
-        guard head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" else { return nil }
+        guard Self.isResumable(head) else { return nil }
         let entityTag = head.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
         let lastModified = head.headers.first(name: "Last-Modified").flatMap {
             HTTPDate.isStrongValidator(lastModified: $0, date: head.headers.first(name: "Date")) ? $0 : nil
