@@ -24,6 +24,10 @@ import Testing
         let notices = outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("lupine: HTTP 502; retrying in ") }
         #expect(notices.count == 2, "\(outcome.stderr)")
         #expect(notices.last?.hasSuffix("0 retries left") == true)
+        // -v shows each answer that is retried, then the final one, as curl -v does.
+        let verbose = try await LupineCommandLineTests.lupine(["get", server.baseURL.absoluteString + "/retry/cli-v/fail/1?status=503", "--retry", "1", "-v"])
+        let heads = verbose.stderr.split(separator: "\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+        #expect(heads.map { $0.prefix(12) } == ["HTTP/1.1 503", "HTTP/1.1 200"], "\(verbose.stderr)")
     }
 
     @Test func withoutRetryOrPastItsCountTheFailureIsDelivered() async throws {
