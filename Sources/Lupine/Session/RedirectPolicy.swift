@@ -2,13 +2,14 @@ import Foundation
 
 /// How a redirect response turns into the next request, following RFC 9110 §15.4 as browsers
 /// apply it: 301 and 302 turn POST into GET, 303 turns anything but HEAD into GET, both without a
-/// body; 307 and 308 keep method and body. Credentials and cookies never cross to another origin.
+/// body; 307 and 308 keep method and body. Credentials, cookies and a `Host` the caller set never
+/// cross to another origin.
 enum RedirectPolicy {
     /// The status codes that are redirects Lupine follows.
     static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Headers dropped when a redirect changes scheme, host or port.
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    static let originBoundHeaders = ["Authorization", "Cookie", "Proxy-Authorization", "Host"]
 
     /// The request to send for a redirect `head` answering `request`, or `nil` when the response
     /// is not a redirect Lupine follows (another status, or no `Location`, as a 300 or a 304 may
@@ -41,7 +42,7 @@ enum RedirectPolicy {
             }
         }
         if !Self.sameOrigin(request.url, target) {
-            for header in Self.credentialHeaders {
+            for header in Self.originBoundHeaders {
                 next.headers.remove(name: header)
             }
         }

@@ -63,7 +63,11 @@ public final class NIOTransport: Transport {
             uri: Self.requestTarget(of: request.url),
             headers: request.headers
         )
-        head.headers.replaceOrAdd(name: "Host", value: key.hostHeader)
+        // A caller's one `Host` is sent as it is (a virtual host reached by address, as curl
+        // does); none, or an ambiguous two, get the URL's.
+        if head.headers.lazy.filter({ $0.name.utf8.count == 4 && $0.name.lowercased() == "host" }).count != 1 {
+            head.headers.replaceOrAdd(name: "Host", value: key.hostHeader)
+        }
         let attempt = Attempt(
             head: head,
             url: request.url,

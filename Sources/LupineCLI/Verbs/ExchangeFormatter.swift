@@ -8,8 +8,10 @@ enum ExchangeFormatter {
         if target.isEmpty { target = "/" }
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
         var lines = ["\(request.method.rawValue) \(target) HTTP/1.1"]
-        if let host = request.url.host { lines.append("Host: \(host)\(request.url.port.map { ":\($0)" } ?? "")") }
-        lines += request.headers.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
+        // As the transport sends it: the caller's one `Host`, else the URL's.
+        let callersHost = request.headers.filter { $0.name.lowercased() == "host" }.count == 1
+        if !callersHost, let host = request.url.host { lines.append("Host: \(host)\(request.url.port.map { ":\($0)" } ?? "")") }
+        lines += request.headers.filter { callersHost || $0.name.lowercased() != "host" }.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
         return lines.joined(separator: "\n") + "\n"
     }
 

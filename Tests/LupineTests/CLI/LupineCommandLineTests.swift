@@ -84,6 +84,10 @@ import Testing
         let json = try #require(Self.json(outcome.stdout))
         #expect((json["args"] as? [String: Any])?["a"] as? String == "1")
         #expect((json["headers"] as? [String: Any])?["X-Test"] as? String == "yes")
+        // A Host item is sent, and -v shows it as the one Host, as curl -H 'Host: …' does.
+        let virtual = try await Self.lupine(["get", server.baseURL.absoluteString + "/headers", "Host:vhost.example", "-v"])
+        #expect((Self.json(virtual.stdout)?["headers"] as? [String: Any])?["Host"] as? String == "vhost.example")
+        #expect(virtual.stderr.split(separator: "\n").filter { $0.lowercased().hasPrefix("host:") } == ["Host: vhost.example"], "\(virtual.stderr)")
     }
 
     @Test func postSendsJSONFields() async throws {

@@ -23,6 +23,14 @@ enum CacheKey {
         return components.string
     }
 
+    /// The key of `request`: its URL's, with a `Host` the caller set (the one the transport
+    /// sends), which names another target: a virtual host reached by address.
+    static func primary(of request: Request) -> String? {
+        guard let key = Self.primary(request.url) else { return nil }
+        let hosts = request.headers.filter { $0.name.lowercased() == "host" }
+        return hosts.count == 1 ? key + " host=" + hosts[0].value.lowercased() : key
+    }
+
     /// `url` without user information, as it is kept with a stored response.
     static func withoutCredentials(_ url: URL) -> URL {
         guard url.user != nil || url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }

@@ -16,7 +16,7 @@ enum CacheStorability {
         let requestControl = CacheControl(request: request.headers)
         let control = CacheControl(response.headers)
         let status = response.statusCode
-        guard request.method == .GET, !request.headers.contains(name: "Range"), let key = CacheKey.primary(request.url),
+        guard request.method == .GET, !request.headers.contains(name: "Range"), let key = CacheKey.primary(of: request),
             status >= 200, status != 206, status != 304,
             !requestControl.noStore, !control.noStore,
             let fields = VaryKey.fields(of: response.headers)

@@ -43,15 +43,18 @@ extension HTTPCache {
         default:
             guard (200..<400).contains(response.statusCode) else { return }
         }
-        var targets = [request.url]
+        // Each as the request names it, with its `Host` if the caller set one.
+        var targets = [request]
         for field in ["Location", "Content-Location"] {
             if let value = response.headers.first(name: field), let target = URL(string: value, relativeTo: response.url)?.absoluteURL,
                 CacheKey.sameOrigin(target, request.url)
             {
-                targets.append(target)
+                var located = request
+                located.url = target
+                targets.append(located)
             }
         }
-        for key in Set(targets.compactMap(CacheKey.primary)) {
+        for key in Set(targets.compactMap(CacheKey.primary(of:))) {
             self.remove(primaryKey: key)
         }
     }

@@ -49,9 +49,9 @@ public final class HTTPCache: Sendable {
         self.disk?.removeAll()
     }
 
-    /// Removes every stored response for `request`'s URL, whatever it varies on.
+    /// Removes every stored response for `request`'s URL (and `Host`), whatever it varies on.
     public func removeCachedResponse(for request: Request) {
-        guard let key = CacheKey.primary(request.url) else { return }
+        guard let key = CacheKey.primary(of: request) else { return }
         self.remove(primaryKey: key)
     }
 
@@ -70,7 +70,7 @@ public final class HTTPCache: Sendable {
     }
 
     private func anyStoredEntry(for request: Request, now: Date) -> CacheEntry? {
-        guard let key = CacheKey.primary(request.url) else { return nil }
+        guard let key = CacheKey.primary(of: request) else { return nil }
         if let found = self.memory.withLockedValue({ $0.lookup(primaryKey: key, request: request.headers) }) {
             return CacheEntry(record: found.record, body: .memory(found.body), now: now)
         }
