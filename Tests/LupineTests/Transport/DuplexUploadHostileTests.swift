@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Lupine
 import LupineTestSupport
@@ -120,6 +123,43 @@ import Testing
             }
             #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
         }
+    }
+
+    /// A FIFO body answered early, whose writer keeps it open and writes no more: cancelling
+    /// the request closes the reader the upload still holds.
+    @Test func aFIFOBodyAnsweredEarlyIsClosedWhenCancelled() async throws {
+        let fifo = try FilledFIFO(contents: nil)
+        // Read and write, so the open never waits and the reader never sees an end.
+        let writer = open(fifo.url.path, O_RDWR)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        #expect(write(writer, "hello", 5) == 5)
+        try await withScriptedServerAndTransport { server, transport in
+            let cancellation = TransportCancellation()
+            let request = TransportRequest(method: .POST, url: server.url.appending(path: "up"), body: .file(path: fifo.url.path), cancellation: cancellation)
+            var client: Task<TransportResponse, any Error>? = Task { try await transport.execute(request) }
+            let connection = try await server.nextConnection()
+            #expect(await connection.readRequestHead()?.contains("chunked") == true)
+            #expect(await connection.readBytes(10) == Array("5\r\nhello\r\n".utf8))
+            try await connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            let response = try await client?.value
+            client = nil
+            #expect(Self.descriptorCount(on: fifo.url) == 2, "the upload still reads the FIFO")
+            cancellation.cancel()
+            await #expect(throws: (any Error).self, "a cut upload is no success") {
+                _ = try await response?.body.collect(upTo: 100)
+            }
+            for _ in 0..<6000 where Self.descriptorCount(on: fifo.url) > 1 {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(Self.descriptorCount(on: fifo.url) == 1, "the FIFO body was left open")
+        }
+    }
+
+    /// How many descriptors of this process are open on `file`.
+    static func descriptorCount(on file: URL) -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.count { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == file.path }
     }
 
     /// `length` bytes of `u` in a file of a new temporary folder.
