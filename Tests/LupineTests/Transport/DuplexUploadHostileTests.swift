@@ -125,6 +125,36 @@ import Testing
         }
     }
 
+    /// A cancel that races the answer, many times over: each request ends (failed, or answered
+    /// and then failed), nothing hangs, and no descriptor of the file is left.
+    @Test func cancelsRacingTheAnswerLeaveNoDescriptor() async throws {
+        let file = try Self.file(length: 8 << 20)
+        try await withScriptedServerAndTransport { server, transport in
+            for round in 0..<40 {
+                let cancellation = TransportCancellation()
+                let request = TransportRequest(method: .PUT, url: server.url.appending(path: "up"), body: .file(path: file.path), cancellation: cancellation)
+                let client = Task { () -> Bool in
+                    do {
+                        let response = try await transport.execute(request)
+                        _ = try await response.body.collect(upTo: 100)
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+                let connection = try await server.nextConnection()
+                _ = await connection.readRequestHead()
+                try await connection.channel.setOption(ChannelOptions.autoRead, value: false).get()
+                async let answered: Void = connection.write("HTTP/1.1 \(round.isMultiple(of: 2) ? 200 : 401) X\r\nContent-Length: 2\r\n\r\nok")
+                cancellation.cancel()
+                _ = try? await answered
+                #expect(await client.value == false || round % 2 == 1, "round \(round): a cancelled upload succeeded")
+                try await connection.close()
+            }
+            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+        }
+    }
+
     /// A FIFO body answered early, whose writer keeps it open and writes no more: cancelling
     /// the request closes the reader the upload still holds.
     @Test func aFIFOBodyAnsweredEarlyIsClosedWhenCancelled() async throws {
