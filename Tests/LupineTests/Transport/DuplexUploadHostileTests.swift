@@ -12,8 +12,8 @@ import Testing
 /// down, a retry on a stale connection), the file body is closed once it is over, and a cut
 /// upload is never a success.
 @Suite(.timeLimit(.minutes(5))) struct DuplexUploadHostileTests {
-    /// Large enough that the socket buffers cannot take it all: the upload is still going on.
-    static let length = 64 << 20
+    /// Larger than the socket buffers take: the upload is still going on when it is answered.
+    static let length = 16 << 20
 
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
         case cancelled, responseDropped, serverReset, serverClosed, transportShutDown
@@ -23,6 +23,7 @@ import Testing
     @Test(arguments: Ending.allCases)
     func aFileBodyClosesWhenAnAnsweredUploadEnds(_ ending: Ending) async throws {
         let file = try Self.file(length: Self.length)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
             let cancellation = TransportCancellation()
             let request = TransportRequest(method: .POST, url: server.url.appending(path: "up"), body: .file(path: file.path), cancellation: cancellation)
@@ -62,6 +63,7 @@ import Testing
     @Test(arguments: [401, 413, 302])
     func anEarlyRefusalClosesTheFile(status: Int) async throws {
         let file = try Self.file(length: Self.length)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
             let request = TransportRequest(method: .POST, url: server.url.appending(path: "up"), body: .file(path: file.path), cancellation: TransportCancellation())
             let client = Task { try await transport.fetch(request) }
@@ -80,6 +82,7 @@ import Testing
     @Test func aRetriedFileUploadIsSentWholeAndClosed() async throws {
         let length = 8 << 20
         let file = try Self.file(length: length)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
             let first = Task { try await transport.get(server.url.appending(path: "first")) }
             let stale = try await server.nextConnection()
@@ -105,6 +108,7 @@ import Testing
     /// than ending it as if the body had been whole.
     @Test func aFileTruncatedAfterTheAnswerFailsTheResponse() async throws {
         let file = try Self.file(length: Self.length)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
             let request = TransportRequest(method: .POST, url: server.url.appending(path: "up"), body: .file(path: file.path), cancellation: TransportCancellation())
             let client = Task { try await transport.execute(request) }
@@ -129,6 +133,7 @@ import Testing
     /// and then failed), nothing hangs, and no descriptor of the file is left.
     @Test func cancelsRacingTheAnswerLeaveNoDescriptor() async throws {
         let file = try Self.file(length: 8 << 20)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
             for round in 0..<40 {
                 let cancellation = TransportCancellation()
@@ -152,6 +157,33 @@ import Testing
                 try await connection.close()
             }
             #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+        }
+    }
+
+    /// A body held in memory, answered 2xx before the server has read it, is no more a success
+    /// than a streamed one (`EarlyAcceptUploadTests`) when the server then reads a part and
+    /// closes: the request ends with the upload, not once the body is queued.
+    @Test func anAnsweredInMemoryUploadCutByTheServerIsNoSuccess() async throws {
+        let length = Self.length
+        try await withScriptedServerAndTransport { server, transport in
+            var request = EarlyAcceptUploadTests.upload(to: server.url, length: length)
+            request.body = .bytes(ByteBuffer(repeating: UInt8(ascii: "u"), count: length))
+            let client = Task { try await transport.fetch(request) }
+            let connection = try await server.nextConnection()
+            _ = await connection.readRequestHead()
+            try await connection.write("HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+            _ = await connection.readBytes(1 << 20)
+            try await connection.close()
+            switch await client.result {
+            case .success(let (response, _)):
+                Issue.record("a cut upload succeeded: \(response.status), \(response.metrics.bodyBytesSent) of \(length) bytes sent")
+            case .failure(let error):
+                guard case TransportError.connectionClosedMidUpload(let sent, let declared) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
+                #expect(sent >= 1 << 20 && sent < length && declared == length)
+            }
         }
     }
 
