@@ -81,6 +81,10 @@ public final class NIOTransport: Transport {
         switch request.body?.source {
         case nil:
             return try await self.run(attempt, body: .none, replayable: true, produce: nil)
+        case .bytes(let bytes) where bytes.readableBytes > Self.largestQueuedBody:
+            // Sent as a stream: queued whole, the request would end (a 2xx answer that came
+            // early) with the body still on its way, and an early refusal could not stop it.
+            return try await self.run(attempt, body: .streamed(length: bytes.readableBytes), replayable: true, produce: Self.producer(of: bytes))
         case .bytes(let bytes):
             return try await self.run(attempt, body: .bytes(bytes), replayable: true, produce: nil)
         case .stream(let length, let produce):
@@ -90,6 +94,20 @@ public final class NIOTransport: Transport {
             return try await file.withOpenFile { length, produce in
                 // A file read to its end (a FIFO) cannot be read again for a retry.
                 try await self.run(attempt, body: .streamed(length: length), replayable: length != nil, produce: produce)
+            }
+        }
+    }
+
+    /// The largest body in memory written at once, with its head: what a channel buffers before
+    /// it is no longer writable (NIO's default high watermark).
+    static let largestQueuedBody = 64 * 1024
+
+    /// A producer that writes `bytes` in parts of ``largestQueuedBody``, from the start each time.
+    private static func producer(of bytes: ByteBuffer) -> @Sendable (RequestBodyWriter) async throws -> Void {
+        { writer in
+            var rest = bytes
+            while let part = rest.readSlice(length: min(rest.readableBytes, Self.largestQueuedBody)), part.readableBytes > 0 {
+                try await writer.write(part)
             }
         }
     }

@@ -91,7 +91,9 @@ struct FileSink: ResponseSink {
             // Bytes past those the resume data account for go once the rest comes.
             cut = file.length
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
-            wholeLength = Self.completeLength(of: contentRange).map { ($0, contentRange) }
+            // Its complete length, or else where its last byte puts the end (`bytes 500-999/*`).
+            let end = Self.completeLength(of: contentRange) ?? Self.lastBytePosition(of: contentRange).flatMap { $0 < Int.max ? $0 + 1 : nil }
+            wholeLength = end.map { ($0, contentRange) }
         case 416 where self.resuming:
             await RequestExecutor.drain(body)
             try task.checkCancellation()
@@ -117,6 +119,8 @@ struct FileSink: ResponseSink {
         }
         let offered = ResumeData.isResumable(head) ? ResumeData.validator(of: head) ?? (head.statusCode == 206 ? self.validator : nil) : nil
         try await executor.forEachChunk(of: body, for: task) { chunk in
+            // A decoder can hand over a part with no byte (an empty gzip member): not a body yet.
+            guard chunk.readableBytes > 0 else { return }
             if let length = cut {
                 try await file.truncate(to: length)
                 cut = nil
@@ -155,6 +159,11 @@ struct FileSink: ResponseSink {
     private static func rangeStart(of contentRange: String?) -> Int? {
         guard let contentRange, contentRange.lowercased().hasPrefix("bytes ") else { return nil }
         return contentRange.dropFirst(6).split(separator: "-").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// The last byte of `bytes first-last/complete`.
+    private static func lastBytePosition(of contentRange: String?) -> Int? {
+        contentRange?.split(separator: "/").first?.split(separator: "-").dropFirst().first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// The complete length of `bytes */complete` (or `bytes first-last/complete`).
