@@ -60,7 +60,7 @@ import Testing
             #expect((completion.metrics?.bodyBytesSent ?? 0) >= length - NIOTransport.largestQueuedBody)
             #expect(upload.progress.all.last == 1.0)
         }
-        #expect(await DuplexUploadHostileTests.noDescriptorOpen(on: file), "the file body was left open")
+        #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
     }
 
     enum Stop: String, CaseIterable, CustomTestStringConvertible {
@@ -84,7 +84,7 @@ import Testing
             try? await connection.channel.setOption(ChannelOptions.autoRead, value: true).get()
             await connection.waitForClientClose()
         }
-        #expect(await DuplexUploadHostileTests.noDescriptorOpen(on: file), "the file body was left open")
+        #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
     }
 
     /// A running upload task from `file` to a scripted server, and how it completes.

@@ -36,7 +36,7 @@ import Testing
             try await connection.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")
             var response: TransportResponse? = try await client?.value
             client = nil
-            #expect(EarlyAcceptUploadTests.descriptorOpen(on: file), "the answered upload still reads the file")
+            #expect(OpenDescriptors.count(on: file) > 0, "the answered upload still reads the file")
             switch ending {
             case .cancelled: cancellation.cancel()
             case .responseDropped: response = nil
@@ -49,7 +49,7 @@ import Testing
                     _ = try await response.body.collect(upTo: 100)
                 }
             }
-            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+            #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
             if ending == .responseDropped {
                 // The request was cancelled: the client closes the connection (it may have already).
                 try? await connection.channel.setOption(ChannelOptions.autoRead, value: true).get()
@@ -73,14 +73,14 @@ import Testing
             try await connection.write("HTTP/1.1 \(status) No\r\nLocation: /x\r\nContent-Length: 2\r\n\r\nno")
             let (response, body) = try await client.value
             #expect(response.status.code == status && body == ByteBuffer(string: "no"))
-            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+            #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
         }
     }
 
     /// A PUT from a file on a pooled connection the server has closed is sent again, whole, on
     /// a new one (and answered early there); the file is closed once it is over.
     @Test func aRetriedFileUploadIsSentWholeAndClosed() async throws {
-        let length = 8 << 20
+        let length = 2 << 20
         let file = try Self.file(length: length)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
@@ -100,7 +100,7 @@ import Testing
             #expect(received.count == length && received.allSatisfy { $0 == UInt8(ascii: "u") })
             let (response, body) = try await client.value
             #expect(response.status == .ok && body == ByteBuffer(string: "ok"))
-            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+            #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
         }
     }
 
@@ -125,17 +125,17 @@ import Testing
             await #expect(throws: (any Error).self, "a cut upload is no success") {
                 _ = try await response.body.collect(upTo: 100)
             }
-            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+            #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
         }
     }
 
     /// A cancel that races the answer, many times over: each request ends (failed, or answered
     /// and then failed), nothing hangs, and no descriptor of the file is left.
     @Test func cancelsRacingTheAnswerLeaveNoDescriptor() async throws {
-        let file = try Self.file(length: 8 << 20)
+        let file = try Self.file(length: 2 << 20)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try await withScriptedServerAndTransport { server, transport in
-            for round in 0..<40 {
+            for round in 0..<10 {
                 let cancellation = TransportCancellation()
                 let request = TransportRequest(method: .PUT, url: server.url.appending(path: "up"), body: .file(path: file.path), cancellation: cancellation)
                 let client = Task { () -> Bool in
@@ -156,7 +156,7 @@ import Testing
                 #expect(await client.value == false || round % 2 == 1, "round \(round): a cancelled upload succeeded")
                 try await connection.close()
             }
-            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+            #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
         }
     }
 
@@ -206,22 +206,13 @@ import Testing
             try await connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
             let response = try await client?.value
             client = nil
-            #expect(Self.descriptorCount(on: fifo.url) == 2, "the upload still reads the FIFO")
+            #expect(OpenDescriptors.count(on: fifo.url) == 2, "the upload still reads the FIFO")
             cancellation.cancel()
             await #expect(throws: (any Error).self, "a cut upload is no success") {
                 _ = try await response?.body.collect(upTo: 100)
             }
-            for _ in 0..<6000 where Self.descriptorCount(on: fifo.url) > 1 {
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(Self.descriptorCount(on: fifo.url) == 1, "the FIFO body was left open")
+            #expect(await OpenDescriptors.waitUntil(fifo.url, holdsAtMost: 1), "the FIFO body was left open")
         }
-    }
-
-    /// How many descriptors of this process are open on `file`.
-    static func descriptorCount(on file: URL) -> Int {
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.count { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == file.path }
     }
 
     /// `length` bytes of `u` in a file of a new temporary folder.
@@ -229,14 +220,5 @@ import Testing
         let file = try temporaryFolder().appending(path: "upload.bin")
         try Data(repeating: UInt8(ascii: "u"), count: length).write(to: file)
         return file
-    }
-
-    /// Whether no descriptor of this process is open on `file`, waiting (at most a minute) for
-    /// an upload task that has just ended to let it go.
-    static func noDescriptorOpen(on file: URL) async -> Bool {
-        for _ in 0..<6000 where EarlyAcceptUploadTests.descriptorOpen(on: file) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return !EarlyAcceptUploadTests.descriptorOpen(on: file)
     }
 }

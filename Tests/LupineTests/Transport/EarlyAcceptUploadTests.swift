@@ -57,6 +57,7 @@ import Testing
     func aFullDuplexServerGetsTheWholeBody(fromFile: Bool) async throws {
         let length = 32 << 20
         let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appending(path: "upload.bin")
         try Data(repeating: UInt8(ascii: "u"), count: length).write(to: file)
         let request =
@@ -69,7 +70,7 @@ import Testing
             let client = Task { try await transport.fetch(sent) }
             let connection = try await server.nextConnection()
             _ = await connection.readRequestHead()
-            #expect(!fromFile || Self.descriptorOpen(on: file))
+            #expect(!fromFile || OpenDescriptors.count(on: file) > 0)
             // It stops reading until its whole answer is written, which needs the client to read it.
             try await connection.channel.setOption(ChannelOptions.autoRead, value: false).get()
             try await connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n")
@@ -82,7 +83,7 @@ import Testing
             #expect(response.status == .ok && body.readableBytes == length)
         }
         if fromFile {
-            #expect(await Self.noDescriptorOpen(on: file), "the file body was left open")
+            #expect(await OpenDescriptors.waitUntil(file), "the file body was left open")
         }
     }
 
@@ -116,21 +117,6 @@ import Testing
             return
         }
         #expect(reusable)
-    }
-
-    /// Whether a descriptor of this process is open on `file`.
-    static func descriptorOpen(on file: URL) -> Bool {
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == file.path }
-    }
-
-    /// Whether no descriptor of this process is open on `file`, waiting (boundedly) for an
-    /// upload task that has just ended to let it go.
-    static func noDescriptorOpen(on file: URL) async -> Bool {
-        for _ in 0..<200 where Self.descriptorOpen(on: file) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return !Self.descriptorOpen(on: file)
     }
 
     /// A POST of `length` bytes of `u`, streamed in 64 KiB parts.
