@@ -23,16 +23,7 @@ import Testing
             manager.downloadDirectory = folder
             let url = server.url.appending(path: "file")
             let resumeData = ResumeData(url: url, entityTag: "\"old\"", bytesReceived: 500, temporaryFileURL: partial)
-            let completion = Task {
-                await withCheckedContinuation { (continuation: CheckedContinuation<TaskCompletion, Never>) in
-                    do {
-                        let task = try manager.downloadTask(with: Request(url: url), resumeData: resumeData) { continuation.resume(returning: $0) }
-                        task.resume()
-                    } catch {
-                        Issue.record("\(error)")
-                    }
-                }
-            }
+            let completion = manager.resumedDownload(of: url, from: resumeData)
             let connection = try await server.nextConnection()
             let ranged = await connection.readRequestHead() ?? ""
             #expect(ranged.contains("Range: bytes=500-"), "\(ranged)")

@@ -26,16 +26,7 @@ import Testing
                 bytesReceived: 500,
                 temporaryFileURL: partial
             )
-            let completion = Task {
-                await withCheckedContinuation { (continuation: CheckedContinuation<TaskCompletion, Never>) in
-                    do {
-                        let task = try manager.downloadTask(with: Request(url: url), resumeData: resumeData) { continuation.resume(returning: $0) }
-                        task.resume()
-                    } catch {
-                        Issue.record("\(error)")
-                    }
-                }
-            }
+            let completion = manager.resumedDownload(of: url, from: resumeData)
             var connection = try await server.nextConnection()
             let ranged = await connection.readRequestHead() ?? ""
             #expect(ranged.contains("Range: bytes=500-") && ranged.contains("If-Range: \"old\""), "\(ranged)")

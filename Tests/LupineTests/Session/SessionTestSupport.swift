@@ -3,6 +3,7 @@ import Lupine
 import LupineTestServer
 import LupineTestSupport
 import NIOConcurrencyHelpers
+import Testing
 
 /// Runs `body` with a test server and an ``HTTPSessionManager`` whose base URL is the server's,
 /// on a transport of its own that is shut down afterwards.
@@ -54,4 +55,21 @@ func awaitCallback(
 extension Optional where Wrapped == any Sendable {
     /// The value as a JSON object.
     var jsonObject: [String: any Sendable]? { self as? [String: any Sendable] }
+}
+
+extension SessionManager {
+    /// A download of `url` resumed from `resumeData`, started at once; its completion, or a
+    /// recorded issue (and no completion: the suite's time limit ends it) when the task cannot be made.
+    func resumedDownload(of url: URL, from resumeData: ResumeData) -> Task<TaskCompletion, Never> {
+        Task {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TaskCompletion, Never>) in
+                do {
+                    let task = try self.downloadTask(with: Request(url: url), resumeData: resumeData) { continuation.resume(returning: $0) }
+                    task.resume()
+                } catch {
+                    Issue.record("\(error)")
+                }
+            }
+        }
+    }
 }
