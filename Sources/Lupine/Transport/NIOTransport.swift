@@ -63,9 +63,7 @@ public final class NIOTransport: Transport {
             uri: Self.requestTarget(of: request.url),
             headers: request.headers
         )
-        // A caller's one `Host` is sent as it is (a virtual host reached by address, as curl
-        // does); none, or an ambiguous two, get the URL's.
-        if head.headers.lazy.filter({ $0.name.utf8.count == 4 && $0.name.lowercased() == "host" }).count != 1 {
+        if head.headers.callersHost == nil {
             head.headers.replaceOrAdd(name: "Host", value: key.hostHeader)
         }
         let attempt = Attempt(

@@ -27,8 +27,7 @@ enum CacheKey {
     /// sends), which names another target: a virtual host reached by address.
     static func primary(of request: Request) -> String? {
         guard let key = Self.primary(request.url) else { return nil }
-        let hosts = request.headers.filter { $0.name.lowercased() == "host" }
-        return hosts.count == 1 ? key + " host=" + hosts[0].value.lowercased() : key
+        return request.headers.callersHost.map { key + " host=" + $0.lowercased() } ?? key
     }
 
     /// `url` without user information, as it is kept with a stored response.

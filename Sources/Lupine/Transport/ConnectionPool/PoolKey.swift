@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 
 /// What makes two requests able to share a connection: scheme, host, port and trust settings.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
@@ -43,4 +44,19 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     var description: String { "\(self.scheme.rawValue)://\(self.hostHeader)" }
+}
+
+extension HTTPHeaders {
+    /// The value of the one `Host` field a caller set, which the transport sends instead of the
+    /// URL's (a virtual host reached by address, as curl sends `-H 'Host: …'`); `nil` for none,
+    /// or for two, which are ambiguous.
+    var callersHost: String? {
+        var found: String?
+        var count = 0
+        for field in self where field.name.utf8.count == 4 && field.name.lowercased() == "host" {
+            found = field.value
+            count += 1
+        }
+        return count == 1 ? found : nil
+    }
 }
