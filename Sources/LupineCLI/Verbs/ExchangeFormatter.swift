@@ -10,7 +10,12 @@ enum ExchangeFormatter {
         var lines = ["\(request.method.rawValue) \(target) HTTP/1.1"]
         // As the transport sends it: the caller's one `Host`, else the URL's.
         let callersHost = request.headers.filter { $0.name.lowercased() == "host" }.count == 1
-        if !callersHost, let host = request.url.host { lines.append("Host: \(host)\(request.url.port.map { ":\($0)" } ?? "")") }
+        if !callersHost, let host = request.url.host(percentEncoded: true) {
+            // As the transport writes it: an IPv6 address in brackets, no default port.
+            let shown = host.contains(":") ? "[\(host)]" : host
+            let defaultPort = request.url.scheme?.lowercased() == "https" ? 443 : 80
+            lines.append("Host: \(shown)\(request.url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? "")")
+        }
         lines += request.headers.filter { callersHost || $0.name.lowercased() != "host" }.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -1,7 +1,10 @@
 import Foundation
+import Lupine
 import LupineTestSupport
 import LupineTestServer
 import Testing
+
+@testable import LupineCLI
 
 /// The `lupine` executable, run as a separate process against an in-process test server.
 @Suite struct LupineCommandLineTests {
@@ -88,6 +91,11 @@ import Testing
         let virtual = try await Self.lupine(["get", server.baseURL.absoluteString + "/headers", "Host:vhost.example", "-v"])
         #expect((Self.json(virtual.stdout)?["headers"] as? [String: Any])?["Host"] as? String == "vhost.example")
         #expect(virtual.stderr.split(separator: "\n").filter { $0.lowercased().hasPrefix("host:") } == ["Host: vhost.example"], "\(virtual.stderr)")
+        // Without one, -v shows the URL's as it is sent: IPv6 in brackets, no default port.
+        let shown = try ["http://[::1]:8080/x", "http://127.0.0.1:80/x", "https://h.example:443/"].map { address in
+            try ExchangeFormatter.requestHead(Request(url: #require(URL(string: address)))).split(separator: "\n")[1]
+        }
+        #expect(shown == ["Host: [::1]:8080", "Host: 127.0.0.1", "Host: h.example"])
     }
 
     @Test func postSendsJSONFields() async throws {
