@@ -10,7 +10,7 @@ import Testing
 /// are done, its progress reaches the total, and a cancel or an invalidated session mid-echo
 /// completes it as cancelled; the file is closed however it ends.
 @Suite(.timeLimit(.minutes(5))) struct DuplexUploadTaskTests {
-    static let length = 32 << 20
+    static let length = 8 << 20
 
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case file, bytes, stream, multipart
