@@ -101,4 +101,33 @@ import Darwin
         let reopened = try HTTPCache(memoryCapacity: 0, diskCapacity: 60_000, directory: directory)
         #expect(reopened.currentDiskUsage == cache.currentDiskUsage)
     }
+    /// Stores and removes of the same two keys racing each other: the live cache's count must
+    /// match the files it leaves, so that a reopened cache counts the same and nothing it counts
+    /// has gone (a remove once unlinked a file a store had just published).
+    @Test func storesAndRemovesOfOneKeyRacingLeaveTheCountTrue() async throws {
+        let directory = try temporaryFolder()
+        let cache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        let fresh = self.fresh
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for round in 0..<300 {
+                        let path = "k\(round % 2)"
+                        if (task + round) % 3 == 0 {
+                            cache.removeCachedResponse(for: CacheFixture.request(path))
+                        } else {
+                            CacheFixture.store(cache, CacheFixture.request(path), CacheFixture.response(200, fresh, path: path), body: Array("\(path)-\(task)".utf8))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let onDisk = try CacheFixture.entryFiles(directory).reduce(0) { total, name in
+            total + (try FileManager.default.attributesOfItem(atPath: directory.appending(path: name).path)[.size] as? Int ?? 0)
+        }
+        #expect(cache.currentDiskUsage == onDisk)
+        let reopened = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        #expect(reopened.currentDiskUsage == onDisk)
+    }
 }

@@ -81,64 +81,79 @@ final class DiskCacheStore: Sendable {
         return best
     }
 
-    /// The entry file `name`, open, or `nil` (and forgotten).
+    /// The entry file `name`, open, or `nil` (and forgotten once no file has that name: one a
+    /// store published meanwhile stays counted).
     private func open(_ name: String) -> CacheFile? {
         guard let file = CacheFile.opening(path: self.path(name), expectedName: name) else {
-            self.state.withLockedValue { _ = $0.index.remove(name) }
+            self.state.withLockedValue { state in
+                if !self.exists(name) {
+                    state.index.remove(name)
+                }
+            }
             return nil
         }
         return file
     }
+
+    private func exists(_ name: String) -> Bool {
+        var info = stat()
+        return lstat(self.path(name), &info) == 0
+    }
+
+    // Every rename and unlink of an entry happens under the lock, with the index change it
+    // goes with: otherwise a remove could unlink a file a store had just published, and the
+    // index would count a file that is gone.
 
     /// Publishes the finished temporary file at `temporaryPath` as `record`'s entry of `size`
     /// bytes, replacing the variant it supersedes and those stored under another `Vary`; evicts.
     @discardableResult
     func publish(temporaryPath: String, record: CacheRecord, size: Int) -> Bool {
         let name = record.fileName
-        guard rename(temporaryPath, self.path(name)) == 0 else {
-            unlink(temporaryPath)
-            return false
-        }
         let now = Date().timeIntervalSince1970
-        let superseded = self.state.withLockedValue { state in
-            let others = state.index.names(keyDigest: DiskCacheIndex.keyDigest(of: name)).filter { other in
+        return self.state.withLockedValue { state in
+            guard rename(temporaryPath, self.path(name)) == 0 else {
+                unlink(temporaryPath)
+                return false
+            }
+            let superseded = state.index.names(keyDigest: DiskCacheIndex.keyDigest(of: name)).filter { other in
                 other != name && state.index.files[other]?.varyFields != record.varyFields
             }
-            others.forEach { state.index.remove($0) }
             state.index.insert(name, .init(size: size, lastUse: now, varyFields: record.varyFields))
-            return others
+            self.removeEntries(superseded, from: &state)
+            self.removeEntries(state.index.evict(toFit: self.capacity), from: &state)
+            return true
         }
-        superseded.forEach { unlink(self.path($0)) }
-        self.evict()
-        return true
     }
 
     /// Removes every variant stored under `primaryKey`.
     func remove(primaryKey: String) {
         self.synchronize(removingAbandoned: false)
         let keyDigest = CacheDigest.hex(primaryKey).prefix(32)
-        let names = self.state.withLockedValue { state in
-            let names = state.index.names(keyDigest: keyDigest)
-            names.forEach { state.index.remove($0) }
-            return names
+        self.state.withLockedValue { state in
+            self.removeEntries(state.index.names(keyDigest: keyDigest), from: &state)
         }
-        names.forEach { unlink(self.path($0)) }
     }
 
     /// Removes every entry (and nothing else in the directory).
     func removeAll() {
         self.synchronize(removingAbandoned: false)
-        let names = self.state.withLockedValue { state in
-            let names = Array(state.index.files.keys)
-            names.forEach { state.index.remove($0) }
-            return names
+        self.state.withLockedValue { state in
+            self.removeEntries(Array(state.index.files.keys), from: &state)
         }
-        names.forEach { unlink(self.path($0)) }
     }
 
     private func evict() {
-        let victims = self.state.withLockedValue { $0.index.evict(toFit: self.capacity) }
-        victims.forEach { unlink(self.path($0)) }
+        self.state.withLockedValue { state in
+            self.removeEntries(state.index.evict(toFit: self.capacity), from: &state)
+        }
+    }
+
+    /// Forgets and removes the entries `names`; called with the lock held.
+    private func removeEntries(_ names: some Sequence<String>, from state: inout State) {
+        for name in names {
+            state.index.remove(name)
+            unlink(self.path(name))
+        }
     }
 
     /// Brings the index up to date with the directory when it changed since it was last listed:
@@ -170,11 +185,13 @@ final class DiskCacheStore: Sendable {
             guard let file = self.open(name) else { continue }
             found[name] = .init(size: Int(info.st_size), lastUse: info.modificationTime, varyFields: file.record.varyFields)
         }
+        // The listing may be older than a store or remove that ran meanwhile: what it says is
+        // checked again under the lock, where those run.
         self.state.withLockedValue { state in
-            for name in state.index.files.keys where found[name] == nil && known[name] != nil {
+            for name in state.index.files.keys where found[name] == nil && known[name] != nil && !self.exists(name) {
                 state.index.remove(name)
             }
-            for (name, file) in found where state.index.files[name] == nil {
+            for (name, file) in found where state.index.files[name] == nil && self.exists(name) {
                 state.index.insert(name, file)
             }
             state.stamp = stamp
