@@ -131,7 +131,7 @@ struct HTTPExchange {
         var fields: [String: Any] = [:]
         var formFields: [String: any Sendable] = [:]
         var files: [(name: String, path: String)] = []
-        var headerItems: [(name: String, value: String)] = []
+        var headerItems: [(name: String, value: String?)] = []
         for item in self.options.requestItems {
             switch item {
             case .query(let name, let value):
@@ -146,7 +146,9 @@ struct HTTPExchange {
                 fields[name] = value
                 formFields[name] = json
             case .header(let name, let value):
-                headerItems.append((name, value))
+                headerItems.append((name, value.isEmpty ? nil : value))
+            case .emptyHeader(let name):
+                headerItems.append((name, ""))
             case .file(let name, let path):
                 files.append((name, path))
             }
@@ -160,9 +162,7 @@ struct HTTPExchange {
         }
         // Accept-Language and User-Agent as the library sends them; items may override.
         var request = Request(url: url, method: self.method, headers: HTTPRequestSerializer().httpRequestHeaders, timeoutInterval: self.options.timeout)
-        for (name, value) in headerItems {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
+        request.applyHeaderItems(headerItems)
         try request.validateHeaders()
         if let auth = self.options.auth, let colon = auth.firstIndex(of: ":") {
             let credential = Credential(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))

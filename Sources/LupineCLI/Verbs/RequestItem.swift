@@ -1,19 +1,23 @@
 import Foundation
+import Lupine
 
 /// One request item of httpie's syntax: `key==value` (query), `key=value` (data field),
-/// `key:=json` (raw JSON field), `field@path` (file field: the body becomes multipart) or
-/// `Header:value` (header).
+/// `key:=json` (raw JSON field), `field@path` (file field: the body becomes multipart),
+/// `Header:value` (a header; repeated, each value is sent; `Header:` with no value removes the
+/// header, a default one too) or `Header;` (the header, sent empty).
 enum RequestItem: Equatable {
     case query(name: String, value: String)
     case field(name: String, value: String)
     case jsonField(name: String, json: String)
     case header(name: String, value: String)
+    case emptyHeader(name: String)
     case file(name: String, path: String)
 
     /// The separators, longest first so that `==` wins over `=` and `:=` over `:` at the same position.
-    private static let separators = ["==", ":=", "=", ":", "@"]
+    private static let separators = ["==", ":=", "=", ":", "@", ";"]
 
-    /// Parses `argument`, splitting at the earliest separator; `nil` when there is none or the name is empty.
+    /// Parses `argument`, splitting at the earliest separator; `nil` when there is none, the name
+    /// is empty, or `Header;` has something after its `;`.
     init?(_ argument: String) {
         var earliest: (range: Range<String.Index>, separator: String)?
         for separator in Self.separators {
@@ -30,7 +34,28 @@ enum RequestItem: Equatable {
         case ":=": self = .jsonField(name: name, json: value)
         case "=": self = .field(name: name, value: value)
         case "@": self = .file(name: name, path: value)
+        case ";":
+            guard value.isEmpty else { return nil }
+            self = .emptyHeader(name: name)
         default: self = .header(name: name, value: value.trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
+
+extension Request {
+    /// Sets header items in order, as httpie does: a name's first item replaces the fields
+    /// already there (the library's defaults), a later one adds a field, and a `nil` value
+    /// removes the name's fields.
+    mutating func applyHeaderItems(_ items: [(name: String, value: String?)]) {
+        var given = Set<String>()
+        for (name, value) in items {
+            if let value, !given.insert(name.lowercased()).inserted {
+                // Appended as a block, which NIO takes without trapping on a name beyond ASCII;
+                // `validateHeaders()` refuses such a name before anything is sent.
+                self.headers.add(contentsOf: HTTPHeaders([(name, value)]))
+            } else {
+                self.setValue(value, forHTTPHeaderField: name)
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ struct RequestOptions: ParsableArguments {
 
     @Argument(
         help: ArgumentHelp(
-            "Request items: key==value (query), key=value (data field), key:=json (raw JSON field), Header:value.",
+            "Request items: key==value (query), key=value (data field), key:=json (raw JSON field), field@path (file), Header:value (repeatable; Header: removes it), Header; (sent empty).",
             valueName: "item"
         )
     )
@@ -139,7 +139,7 @@ struct RequestOptions: ParsableArguments {
             throw ValidationError("\"\(name)@\" names no file: give the path after @.")
         }
         for item in items where RequestItem(item) == nil {
-            throw ValidationError("\"\(item)\" is not a request item (key==value, key=value, key:=json or Header:value).")
+            throw ValidationError("\"\(item)\" is not a request item (key==value, key=value, key:=json, field@path, Header:value or Header;).")
         }
     }
 

@@ -98,6 +98,28 @@ import Testing
         #expect(shown == ["Host: [::1]:8080", "Host: 127.0.0.1", "Host: h.example"])
     }
 
+    /// httpie's header items: a repeated name sends each value, `Name:` removes the header (a
+    /// default one too, and an empty `Host:` leaves the URL's), `Name;` sends it empty.
+    @Test func headerItemsRepeatRemoveAndSendEmpty() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let url = server.baseURL.absoluteString + "/headers"
+        let outcome = try await Self.lupine(["get", url, "X-Multi:1", "x-multi:2", "User-Agent:", "X-Empty;", "Host:", "-v"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let headers = try #require(Self.json(outcome.stdout)?["headers"] as? [String: String])
+        #expect(headers["X-Multi"] == "1,2")
+        #expect(headers["User-Agent"] == nil)
+        #expect(headers["X-Empty"] == "")
+        #expect(headers["Host"] == "\(server.baseURL.host() ?? ""):\(server.baseURL.port ?? 0)")
+        let shown = outcome.stderr.split(separator: "\n").filter { ["x-multi", "x-empty"].contains($0.lowercased().prefix(7)) }
+        #expect(shown == ["X-Multi: 1", "x-multi: 2", "X-Empty: "], "\(outcome.stderr)")
+        let removedAfterGiven = try await Self.lupine(["get", url, "X-Gone:1", "X-Gone:", "X-Back:1", "X-Back:", "X-Back:2"])
+        let after = try #require(Self.json(removedAfterGiven.stdout)?["headers"] as? [String: String])
+        #expect(after["X-Gone"] == nil && after["X-Back"] == "2")
+        let refused = try await Self.lupine(["get", url, "X-Empty;oops"])
+        #expect(refused.status != 0 && refused.stderr.contains("Header;"), "\(refused.stderr)")
+    }
+
     @Test func postSendsJSONFields() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }
