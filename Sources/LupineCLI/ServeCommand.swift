@@ -121,13 +121,15 @@ struct ServeCommand: AsyncParsableCommand {
         if let certOut, let der = server.leafCertificateDER {
             try Data(der).write(to: LocalPath.url(certOut))
         }
-        StandardOutput.writeLine("Serving on \(server.baseURL.absoluteString)")
-        StandardOutput.writeLine("Faults on \(server.faultsBaseURL.absoluteString)")
-        if let caOut {
-            StandardOutput.writeLine("CA certificate written to \(caOut)")
-        }
-        if let certOut {
-            StandardOutput.writeLine("Leaf certificate written to \(certOut)")
+        var lines = ["Serving on \(server.baseURL.absoluteString)", "Faults on \(server.faultsBaseURL.absoluteString)"]
+        lines += caOut.map { ["CA certificate written to \($0)"] } ?? []
+        lines += certOut.map { ["Leaf certificate written to \($0)"] } ?? []
+        do {
+            try StandardOutput.writeLine(lines.joined(separator: "\n"))
+        } catch {
+            // Serving is the work asked for; the announcement is not worth stopping it over,
+            // but it is not lost in silence either.
+            StandardError.write("lupine: \(error.description); serving on \(server.baseURL.absoluteString) all the same\n")
         }
         await TerminationSignal.wait()
         await server.stop()

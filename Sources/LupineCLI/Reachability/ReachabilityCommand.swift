@@ -37,13 +37,16 @@ struct ReachabilityCommand: AsyncParsableCommand {
         let updates = manager.statusUpdates
         guard self.watch else {
             for await status in updates where status != .unknown {
-                StandardOutput.writeLine(status.localizedDescription)
+                do {
+                    try StandardOutput.writeLine(status.localizedDescription)
+                } catch {
+                    throw HTTPExchange.fail(error.description, code: 1)
+                }
                 throw ExitCode(status == .notReachable ? 1 : 0)
             }
             return
         }
-        let signal = await Self.printChanges(updates)
-        throw ExitCode(TerminationSignal.exitStatus(for: signal))
+        throw await Self.printChanges(updates)
     }
 
     private func makeManager() throws(LupineError) -> NetworkReachabilityManager {
@@ -57,31 +60,37 @@ struct ReachabilityCommand: AsyncParsableCommand {
         return try NetworkReachabilityManager(domain: host)
     }
 
-    /// Prints each status but the unknown one, timestamped, until SIGINT or SIGTERM; that signal.
-    private static func printChanges(_ updates: AsyncStream<NetworkReachabilityManager.Status>) async -> Int32 {
+    /// Prints each status but the unknown one, timestamped, until SIGINT or SIGTERM, or until
+    /// the output cannot be written (a reader that closed the pipe, a full disk); how to exit.
+    private static func printChanges(_ updates: AsyncStream<NetworkReachabilityManager.Status>) async -> ExitCode {
         let (signals, signalled) = AsyncStream.makeStream(of: Int32.self)
         let watch = TerminationSignal.watch { signalled.yield($0) }
         defer { watch.stop() }
-        return await withTaskGroup(of: Int32?.self) { group in
+        return await withTaskGroup(of: ExitCode?.self) { group in
             group.addTask {
                 for await status in updates where status != .unknown {
                     let stamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())
-                    StandardOutput.writeLine("\(stamp) \(status.localizedDescription)")
+                    do {
+                        try StandardOutput.writeLine("\(stamp) \(status.localizedDescription)")
+                    } catch {
+                        return HTTPExchange.fail("\(error)", code: 1)
+                    }
                 }
                 return nil
             }
             group.addTask {
                 var iterator = signals.makeAsyncIterator()
-                return await iterator.next()
+                return await iterator.next().map { ExitCode(TerminationSignal.exitStatus(for: $0)) }
             }
-            // Only the signal ends the group: the status stream lasts as long as the manager.
+            // A signal or a failed write ends the group: the status stream lasts as long as the
+            // manager.
             while let next = await group.next() {
-                if let signal = next {
+                if let code = next {
                     group.cancelAll()
-                    return signal
+                    return code
                 }
             }
-            return SIGINT
+            return ExitCode(TerminationSignal.exitStatus(for: SIGINT))
         }
     }
 }

@@ -58,9 +58,11 @@ enum StandardOutput {
     /// ``isTerminal``, asked once (it is checked before each write).
     private static let isTerminalAtStart = Self.isTerminal
 
-    /// Writes `line` and a newline; a closed output is not worth failing over.
-    static func writeLine(_ line: String) {
-        try? Self.write(Array((line + "\n").utf8))
+    /// Writes `line` and a newline.
+    ///
+    /// - Throws: ``OutputError`` when the output is gone (a closed pipe) or full.
+    static func writeLine(_ line: String) throws(OutputError) {
+        try Self.write(Array((line + "\n").utf8))
     }
 
     /// Writes `bytes` whole to standard output.
