@@ -27,8 +27,8 @@ struct FileDownload {
         }
         let resumeData = try self.resumeData()
         let resumableBody = NIOLockedValueBox(false)
-        let wholeBodyRefused = NIOLockedValueBox(false)
-        self.watchTheHead(resumableBody: resumableBody, wholeBodyRefused: wholeBodyRefused, continuing: resumeData)
+        let refusedWholeBody = NIOLockedValueBox<ResponseHead?>(nil)
+        self.watchTheHead(resumableBody: resumableBody, refusedWholeBody: refusedWholeBody, continuing: resumeData)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         // Until the bar draws, a spinner shows that the request is under way.
         let spinner = ActivitySpinner.attach(to: self.manager, for: self.request)
@@ -62,7 +62,18 @@ struct FileDownload {
             }
         }
         bar?.finish()
-        if completion.error != nil, wholeBodyRefused.withLockedValue({ $0 }) {
+        if completion.error != nil, let whole = refusedWholeBody.withLockedValue({ $0 }) {
+            // As curl and wget do: a server that ignores Range and sends as many bytes as the
+            // file holds has nothing more to give.
+            if whole.statusCode == 200, whole.headers.first(name: "Content-Encoding") == nil,
+                whole.headers.first(name: "Content-Length").flatMap(Int.init) == resumeData.bytesReceived
+            {
+                StandardError.write(
+                    "\(self.file.path) already holds the \(resumeData.bytesReceived) bytes the server sends (it ignores Range, so only "
+                        + "the length was compared): nothing to download\n"
+                )
+                return
+            }
             throw HTTPExchange.fail(
                 "the server answered with the whole body, not the rest from byte \(resumeData.bytesReceived), and nothing says the "
                     + "bytes already there are stale: \(self.file.path) is left as it was; download without --continue to start over",
@@ -116,16 +127,17 @@ struct FileDownload {
     }
 
     /// When the final response head arrives: shows it with `-v` and notes whether a body that
-    /// `--continue` could resume is coming into the file. Bytes continued by `Range` alone (`continuing` has no validator) get
-    /// no whole body, as `curl -C -` refuses it: nothing says they are stale, and the new body
-    /// would replace them. The record changes with the first bytes of a 2xx body, once the file
+    /// `--continue` could resume is coming into the file. Bytes continued by `Range` alone
+    /// (`continuing` has no validator) get no whole body, as `curl -C -` refuses it: nothing says
+    /// they are stale, and the new body would replace them (its head goes to `refusedWholeBody`).
+    /// The record changes with the first bytes of a 2xx body, once the file
     /// has been cut to what that body continues, so a record never names bytes the file does not
     /// hold, and a head followed by nothing (or by an error page) keeps the record of the bytes
     /// that are still there: a new body (`200`) drops the old record, or replaces it with its own
     /// validator; a `206` keeps the record it continues (a validator it contradicts makes the
     /// library start over), and gives its validator to bytes that had none. A record that cannot
     /// be replaced is removed: it would vouch for bytes it no longer describes.
-    private func watchTheHead(resumableBody: NIOLockedValueBox<Bool>, wholeBodyRefused: NIOLockedValueBox<Bool>, continuing: ResumeData) {
+    private func watchTheHead(resumableBody: NIOLockedValueBox<Bool>, refusedWholeBody: NIOLockedValueBox<ResponseHead?>, continuing: ResumeData) {
         let (url, file, output) = (self.request.url, self.file, self.output)
         let unchecked = continuing.bytesReceived > 0 && continuing.entityTag == nil && continuing.lastModified == nil
         let pending = NIOLockedValueBox<(record: ResumeData?, dropsOld: Bool)?>(nil)
@@ -134,7 +146,7 @@ struct FileDownload {
             pending.withLockedValue { $0 = nil }
             guard (200..<300).contains(head.statusCode) else { return .allow }
             if unchecked && head.statusCode != 206 {
-                wholeBodyRefused.withLockedValue { $0 = true }
+                refusedWholeBody.withLockedValue { $0 = head }
                 return .cancel
             }
             // Only a body a range can continue is worth --continue.

@@ -215,10 +215,16 @@ import Darwin
         let whole = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/\(Self.cut)", "-o", "whole.bin"], in: sandbox.work)
         #expect(whole.status == 0)
         let before = try Data(contentsOf: file)
-        // No record: a 200 (here to a range past the end), then a cut, must not replace the file.
-        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.cut)&at=1000&etag=none"
+        // No record: a 200 (here to a range past the end) of another length, then a cut, must not
+        // replace the file.
+        let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.cut - 1)&at=1000&etag=none"
         let refused = try await LupineCommandLineTests.lupine(["download", url, "-o", "whole.bin", "--continue"], in: sandbox.work)
         #expect(refused.status == 1 && refused.stderr.contains("not the rest from byte"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: file) == before)
+        // A whole body as long as the file: it is already complete, as curl and wget say.
+        let sameLength = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.cut)&at=1000&etag=none"
+        let complete = try await LupineCommandLineTests.lupine(["download", sameLength, "-o", "whole.bin", "--continue"], in: sandbox.work)
+        #expect(complete.status == 0 && complete.stderr == "\(file.path) already holds the \(Self.cut) bytes the server sends (it ignores Range, so only the length was compared): nothing to download\n", "\(complete.stderr)")
         #expect(try Data(contentsOf: file) == before)
         #expect(try sandbox.workContents() == ["whole.bin"])
     }
