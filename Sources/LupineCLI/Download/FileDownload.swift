@@ -27,8 +27,8 @@ struct FileDownload {
         }
         let resumeData = try self.resumeData()
         let resumableBody = NIOLockedValueBox(false)
-        let refusedWholeBody = NIOLockedValueBox<ResponseHead?>(nil)
-        self.watchTheHead(resumableBody: resumableBody, refusedWholeBody: refusedWholeBody, continuing: resumeData)
+        let refusal = NIOLockedValueBox(ContinueRefusal())
+        self.watchTheHead(resumableBody: resumableBody, refusal: refusal, continuing: resumeData)
         let bar = isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
         // Until the bar draws, a spinner shows that the request is under way.
         let spinner = ActivitySpinner.attach(to: self.manager, for: self.request)
@@ -62,23 +62,16 @@ struct FileDownload {
             }
         }
         bar?.finish()
-        if completion.error != nil, let whole = refusedWholeBody.withLockedValue({ $0 }) {
-            // As curl and wget do: a server that ignores Range and sends as many bytes as the
-            // file holds has nothing more to give.
-            if whole.statusCode == 200, whole.headers.first(name: "Content-Encoding") == nil,
-                whole.headers.first(name: "Content-Length").flatMap(Int.init) == resumeData.bytesReceived
-            {
-                StandardError.write(
-                    "\(self.file.path) already holds the \(resumeData.bytesReceived) bytes the server sends (it ignores Range, so only "
-                        + "the length was compared): nothing to download\n"
-                )
-                return
+        let refused = refusal.withLockedValue { $0 }
+        if completion.error != nil, refused.wholeBody != nil {
+            guard refused.meansComplete(held: resumeData.bytesReceived) else {
+                throw HTTPExchange.fail(refused.reason(file: self.file, held: resumeData.bytesReceived), code: 1)
             }
-            throw HTTPExchange.fail(
-                "the server answered with the whole body, not the rest from byte \(resumeData.bytesReceived), and nothing says the "
-                    + "bytes already there are stale: \(self.file.path) is left as it was; download without --continue to start over",
-                code: 1
+            StandardError.write(
+                "\(self.file.path) already holds the \(resumeData.bytesReceived) bytes the server sends (it ignores Range, so only "
+                    + "the length was compared): nothing to download\n"
             )
+            return
         }
         if let error = completion.error {
             throw self.failure(error, signal: watch.receivedSignal, resumableBody: resumableBody.withLockedValue { $0 })
@@ -129,7 +122,8 @@ struct FileDownload {
     /// When the final response head arrives: shows it with `-v` and notes whether a body that
     /// `--continue` could resume is coming into the file. Bytes continued by `Range` alone
     /// (`continuing` has no validator) get no whole body, as `curl -C -` refuses it: nothing says
-    /// they are stale, and the new body would replace them (its head goes to `refusedWholeBody`).
+    /// they are stale, and the new body would replace them (its head goes to `refusal`, after
+    /// any `416` that came first).
     /// The record changes with the first bytes of a 2xx body, once the file
     /// has been cut to what that body continues, so a record never names bytes the file does not
     /// hold, and a head followed by nothing (or by an error page) keeps the record of the bytes
@@ -137,16 +131,19 @@ struct FileDownload {
     /// validator; a `206` keeps the record it continues (a validator it contradicts makes the
     /// library start over), and gives its validator to bytes that had none. A record that cannot
     /// be replaced is removed: it would vouch for bytes it no longer describes.
-    private func watchTheHead(resumableBody: NIOLockedValueBox<Bool>, refusedWholeBody: NIOLockedValueBox<ResponseHead?>, continuing: ResumeData) {
+    private func watchTheHead(resumableBody: NIOLockedValueBox<Bool>, refusal: NIOLockedValueBox<ContinueRefusal>, continuing: ResumeData) {
         let (url, file, output) = (self.request.url, self.file, self.output)
         let unchecked = continuing.bytesReceived > 0 && continuing.entityTag == nil && continuing.lastModified == nil
         let pending = NIOLockedValueBox<(record: ResumeData?, dropsOld: Bool)?>(nil)
         self.manager.hooks.didReceiveResponse = { _, head in
             try? output.show(head)
             pending.withLockedValue { $0 = nil }
+            if unchecked && head.statusCode == 416 {
+                refusal.withLockedValue { $0.rangeRefusal = head }
+            }
             guard (200..<300).contains(head.statusCode) else { return .allow }
             if unchecked && head.statusCode != 206 {
-                refusedWholeBody.withLockedValue { $0 = head }
+                refusal.withLockedValue { $0.wholeBody = head }
                 return .cancel
             }
             // Only a body a range can continue is worth --continue.

@@ -152,6 +152,21 @@ import Darwin
         #expect(try sandbox.workContents() == ["kept.txt"])
     }
 
+    /// A file longer than the server's body cannot be its start: the `416` says so, and the whole
+    /// body that follows is refused with that reason, the file left as it was.
+    @Test func aFileLongerThanTheBodyIsNotContinuedNorReplaced() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let before = Data(repeating: 7, count: 1500)
+        try before.write(to: sandbox.work.appending(path: "long.bin"))
+        let outcome = try await self.download(server.baseURL.absoluteString + "/range/1000", ["-o", "long.bin", "--continue"], in: sandbox)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("the server has 1000 bytes for this URL, fewer than the 1500 already in the file"), "\(outcome.stderr)")
+        #expect(try Data(contentsOf: sandbox.work.appending(path: "long.bin")) == before)
+        #expect(try sandbox.workContents() == ["long.bin"])
+    }
+
     /// Everything written into the FIFO at `url` until its writer closes it.
     private static func readToEnd(_ url: URL) async -> [UInt8] {
         await withCheckedContinuation { continuation in
