@@ -126,28 +126,29 @@ import Testing
 
 /// A retry after a stale connection is only ever given a connection that has carried nothing.
 @Suite struct ConnectionPoolRetryTests {
-    @Test func aRetryBehindOtherWaitersGetsAFreshConnectionNotAReleasedOne() {
+    @Test func aRetryGoesAheadOfWaitersThatCameAfterItAndGetsAFreshConnection() {
         var pool = ConnectionPoolStateMachine(maximumConnections: 1)
         #expect(pool.waiterArrived(1) == [.createConnection(0)])
         #expect(pool.connectionEstablished(0) == [.lease(0, to: 1)])
-        // Request 1's connection went stale: it is closed; request 2 queued first, then the retry.
+        // Request 1's connection went stale: it is closed; request 2 queued, then the retry of 1.
         #expect(pool.connectionClosed(0) == [])
         #expect(pool.waiterArrived(2) == [.createConnection(1)])
         #expect(pool.waiterArrived(3, requiresNewConnection: true) == [])
-        #expect(pool.connectionEstablished(1) == [.lease(1, to: 2)])
-        // Connection 1 has carried request 2: the retry at the head of the queue gets a new one.
-        #expect(pool.connectionReleased(1, reusable: true) == [.closeConnection(1), .createConnection(2)])
-        #expect(pool.connectionEstablished(2) == [.lease(2, to: 3)])
+        // The connection made for request 2 is fresh: the retry, at the head, takes it.
+        #expect(pool.connectionEstablished(1) == [.lease(1, to: 3)])
+        #expect(pool.connectionReleased(1, reusable: true) == [.lease(1, to: 2)])
     }
 
-    @Test func aReleasedConnectionStillServesAnOrdinaryWaiterAheadOfARetry() {
+    @Test func aReleasedConnectionIsReplacedForARetryAtTheHead() {
         var pool = ConnectionPoolStateMachine(maximumConnections: 1)
         #expect(pool.waiterArrived(1) == [.createConnection(0)])
         #expect(pool.connectionEstablished(0) == [.lease(0, to: 1)])
         #expect(pool.waiterArrived(2) == [])
         #expect(pool.waiterArrived(3, requiresNewConnection: true) == [])
-        #expect(pool.connectionReleased(0, reusable: true) == [.lease(0, to: 2)])
-        #expect(pool.waiterAbandoned(3, reason: .cancelled) == [.failWaiter(3, .cancelled)])
-        #expect(pool.connectionReleased(0, reusable: true) == [.scheduleIdleTimeout(0, generation: 1)])
+        // Connection 0 has carried request 1: the retry gets a new one, then request 2 its turn.
+        #expect(pool.connectionReleased(0, reusable: true) == [.closeConnection(0), .createConnection(1)])
+        #expect(pool.connectionEstablished(1) == [.lease(1, to: 3)])
+        #expect(pool.connectionReleased(1, reusable: true) == [.lease(1, to: 2)])
+        #expect(pool.connectionReleased(1, reusable: true) == [.scheduleIdleTimeout(1, generation: 1)])
     }
 }

@@ -4,9 +4,10 @@ import NIOCore
 /// tested with plain values. The ``ConnectionPool`` feeds it events and performs the actions it returns.
 ///
 /// Rules: at most `maximumConnections` connections (connecting, idle or leased); waiting requests
-/// are served in arrival order; an idle connection is handed out before a new one is made; an idle
-/// connection is closed after its idle timer fires unless it was used in between; a request that
-/// requires a new connection (a retry after a stale one) is only ever given a fresh one.
+/// are served in arrival order, except that a retry after a stale connection goes first (it
+/// arrived before everything queued behind it); an idle connection is handed out before a new one
+/// is made; an idle connection is closed after its idle timer fires unless it was used in between;
+/// a request that requires a new connection (that retry) is only ever given a fresh one.
 struct ConnectionPoolStateMachine {
     typealias ConnectionID = Int
     typealias WaiterID = Int
@@ -82,7 +83,8 @@ struct ConnectionPoolStateMachine {
     }
 
     /// A request wants a connection. With `requiresNewConnection` (a retry after a stale
-    /// connection) an idle connection is closed and replaced rather than handed out.
+    /// connection) it goes to the head of the queue, and an idle connection is closed and
+    /// replaced rather than handed out.
     mutating func waiterArrived(_ waiter: WaiterID, requiresNewConnection: Bool = false) -> [Action] {
         if self.isShutDown {
             return [.failWaiter(waiter, .shutdown)]
@@ -96,9 +98,11 @@ struct ConnectionPoolStateMachine {
             self.connections[idle] = nil
             actions.append(.closeConnection(idle))
         }
-        self.waiters.append(waiter)
         if requiresNewConnection {
+            self.waiters.prepend(waiter)
             self.waitersRequiringNewConnection.insert(waiter)
+        } else {
+            self.waiters.append(waiter)
         }
         actions += self.createConnectionsForWaiters()
         return actions
