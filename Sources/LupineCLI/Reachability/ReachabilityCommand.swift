@@ -78,12 +78,17 @@ struct ReachabilityCommand: AsyncParsableCommand {
                 }
                 return nil
             }
+            // A reader gone (`| head -1`) ends the watch now, not at the next change.
+            group.addTask {
+                await StandardOutput.readerGone()
+                return Task.isCancelled ? nil : HTTPExchange.fail(OutputError(code: EPIPE).description, code: 1)
+            }
             group.addTask {
                 var iterator = signals.makeAsyncIterator()
                 return await iterator.next().map { ExitCode(TerminationSignal.exitStatus(for: $0)) }
             }
-            // A signal or a failed write ends the group: the status stream lasts as long as the
-            // manager.
+            // A signal, a failed write or a reader gone ends the group: the status stream lasts
+            // as long as the manager.
             while let next = await group.next() {
                 if let code = next {
                     group.cancelAll()

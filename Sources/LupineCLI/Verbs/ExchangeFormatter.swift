@@ -16,8 +16,35 @@ enum ExchangeFormatter {
             let defaultPort = request.url.scheme?.lowercased() == "https" ? 443 : 80
             lines.append("Host: \(shown)\(request.url.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? "")")
         }
-        lines += request.headers.filter { callersHost || $0.name.lowercased() != "host" }.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
+        let framing = ["content-length", "transfer-encoding"]
+        lines += request.headers.filter { field in
+            let name = field.name.lowercased()
+            return (callersHost || name != "host") && !framing.contains(name)
+        }.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
+        lines += Self.framing(of: request)
+        // NIO's decompressor asks for what it can inflate when the request does not say.
+        if !request.headers.contains(name: "Accept-Encoding") {
+            lines.append("Accept-Encoding: deflate, gzip")
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The framing the transport gives the request in place of any the caller set: the body's
+    /// length, chunked for a body of unknown length, and a length of 0 for a `POST`, `PUT` or
+    /// `PATCH` without a body (or a caller's own 0).
+    private static func framing(of request: Request) -> [String] {
+        let length: Int?
+        switch request.body {
+        case .none:
+            let lengths = request.headers["Content-Length"]
+            let saysNone = !lengths.isEmpty && lengths.allSatisfy { $0 == "0" }
+            return saysNone || [.POST, .PUT, .PATCH].contains(request.method) ? ["Content-Length: 0"] : []
+        case .bytes(let bytes): length = bytes.count
+        case .multipart(let form): length = form.contentLength
+        case .stream(let known, _): length = known
+        case .file(let url): length = (try? url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize
+        }
+        return [length.map { "Content-Length: \($0)" } ?? "Transfer-Encoding: chunked"]
     }
 
     static func responseHead(_ head: ResponseHead) -> String {

@@ -163,14 +163,21 @@ struct HTTPExchange {
         // Accept-Language and User-Agent as the library sends them; items may override.
         var request = Request(url: url, method: self.method, headers: HTTPRequestSerializer().httpRequestHeaders, timeoutInterval: self.options.timeout)
         request.applyHeaderItems(headerItems)
+        // Two would leave the transport to send the URL's instead, unasked.
+        guard request.headers["Host"].count <= 1 else {
+            throw LupineError.invalidHeader(name: "Host", reason: "given more than once; give one Host item (or Host: to send the URL's)")
+        }
         try request.validateHeaders()
+        // The body's Content-Type and Accept come only where no item names them: `Content-Type:`
+        // removes the header, as httpie's `Header:` does.
+        let named = Set(headerItems.map { $0.name.lowercased() })
         if let auth = self.options.auth, let colon = auth.firstIndex(of: ":") {
             let credential = Credential(user: String(auth[..<colon]), password: String(auth[auth.index(after: colon)...]))
             request.setValue(credential.basicAuthorizationHeader, forHTTPHeaderField: "Authorization")
         }
         if !files.isEmpty {
             request.body = .multipart(try Self.multipart(fields: formFields, files: files))
-            if case .multipart(let form) = request.body, request.value(forHTTPHeaderField: "Content-Type") == nil {
+            if case .multipart(let form) = request.body, !named.contains("content-type") {
                 request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
             return request
@@ -178,16 +185,16 @@ struct HTTPExchange {
         guard !fields.isEmpty else { return request }
         if self.options.form {
             request.body = .bytes(Array(try queryString(from: formFields).utf8))
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            if !named.contains("content-type") {
                 request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
             }
         } else {
             let body = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
             request.body = .bytes(Array(body))
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            if !named.contains("content-type") {
                 request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             }
-            if request.value(forHTTPHeaderField: "Accept") == nil {
+            if !named.contains("accept") {
                 request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
             }
         }

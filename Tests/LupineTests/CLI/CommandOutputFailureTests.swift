@@ -41,6 +41,30 @@ import Darwin
         #expect(Self.text(stderr) == "lupine: could not write the output: \(String(cString: strerror(ENOSPC)))\n")
     }
 
+    /// `reachability --watch | head -1`: once the reader has closed the pipe, the watch ends at
+    /// once instead of waiting for a change to print, which may never come.
+    @Test func aWatchEndsWhenItsReaderIsGone() async throws {
+        let outputs = try temporaryFolder()
+        let fifo = outputs.appending(path: "stdout")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        let stderr = outputs.appending(path: "stderr")
+        let process = try ChildProcess.start(
+            LupineCommandLineTests.executable,
+            ["reachability", "127.0.0.1", "--watch"],
+            in: outputs,
+            stdout: fifo,
+            stderr: stderr
+        )
+        var buffer = [UInt8](repeating: 0, count: 256)
+        try await waitUntil(timeout: .seconds(60), "the first status") { read(reader, &buffer, buffer.count) > 0 }
+        close(reader)
+        let exit = await process.wait(killingAfter: .seconds(60))
+        #expect(exit.status == 1)
+        #expect(Self.text(stderr) == "lupine: could not write the output: \(String(cString: strerror(EPIPE)))\n")
+    }
+
     @Test func theDemoStopsWhenItsTourCannotBeWritten() async throws {
         let (process, stderr) = try Self.intoAFullDisk(["demo"])
         let exit = await process.wait()

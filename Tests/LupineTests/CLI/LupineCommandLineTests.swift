@@ -120,6 +120,26 @@ import Testing
         #expect(refused.status != 0 && refused.stderr.contains("Header;"), "\(refused.stderr)")
     }
 
+    /// `Content-Type:` and `Accept:` remove what a JSON body would add; two Host items are
+    /// refused; `-v` shows the head as the server gets it, framing and Accept-Encoding included.
+    @Test func verboseShowsTheHeadAsSentAndItemsRemoveBodyDefaults() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let url = server.baseURL.absoluteString + "/anything"
+        let outcome = try await Self.lupine(["post", url, "a=1", "Content-Type:", "Accept:", "Content-Length:1", "Transfer-Encoding:chunked", "-v"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let received = try #require(Self.json(outcome.stdout)?["headers"] as? [String: String])
+        #expect(received["Content-Type"] == nil && received["Accept"] == nil)
+        let shown = outcome.stderr.split(separator: "\n\n")[0].split(separator: "\n").dropFirst().map { line in
+            let colon = line.firstIndex(of: ":") ?? line.endIndex
+            return (String(line[..<colon]), line[colon...].dropFirst().trimmingCharacters(in: .whitespaces))
+        }
+        #expect(Dictionary(shown, uniquingKeysWith: { $1 }) == received.filter { $0.key != "Connection" }, "\(outcome.stderr)")
+        #expect(shown.contains { $0 == ("Content-Length", "9") } && shown.contains { $0 == ("Accept-Encoding", "deflate, gzip") })
+        let twoHosts = try await Self.lupine(["get", url, "Host:a.example", "Host:b.example"])
+        #expect(twoHosts.status == 1 && twoHosts.stderr.contains("given more than once"), "\(twoHosts.stderr)")
+    }
+
     @Test func postSendsJSONFields() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

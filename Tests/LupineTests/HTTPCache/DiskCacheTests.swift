@@ -98,7 +98,7 @@ import Testing
             _ = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: file)
         } throws: { error in
             guard case LupineError.cacheDirectoryUnusable(let url, _) = error else { return false }
-            return url == file && !"\(error)".contains("\n")
+            return url == file && !"\(error)".contains("\n") && !"\(error)".contains(".;")
         }
         #expect(throws: LupineError.self) {
             _ = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: file.appending(path: "below"))

@@ -34,7 +34,9 @@ final class DiskCacheStore: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .cacheDirectoryUnusable(directory, reason: (error as NSError).localizedDescription)
+            // Foundation's sentence ends with a period, which the message goes on after.
+            let reason = (error as NSError).localizedDescription
+            throw .cacheDirectoryUnusable(directory, reason: reason.hasSuffix(".") ? String(reason.dropLast()) : reason)
         }
         guard access(directory.path, R_OK | W_OK | X_OK) == 0 else {
             throw .cacheDirectoryUnusable(directory, reason: String(cString: strerror(errno)))
