@@ -18,10 +18,12 @@ extension StandardOutput {
     /// the process.
     static func readerGone() async {
         let waiting = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(nil)
-        let resume: @Sendable () -> Void = { waiting.withLockedValue { continuation in
-            continuation?.resume()
-            continuation = nil
-        } }
+        let resume: @Sendable () -> Void = {
+            waiting.withLockedValue { continuation in
+                continuation?.resume()
+                continuation = nil
+            }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 waiting.withLockedValue { $0 = continuation }
