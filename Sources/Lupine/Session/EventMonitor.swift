@@ -81,6 +81,9 @@ public protocol EventMonitor: Sendable {
     func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request)
     /// The task follows a redirect of `response` with `request`.
     func task(_ task: SessionTask, willRedirectTo request: Request, for response: ResponseHead)
+    /// `request` goes to the transport as it is sent: an attempt's first request or a followed
+    /// redirect's, with the cookie jar's cookies and a URL's credentials in its header fields.
+    func task(_ task: SessionTask, willSend request: Request)
     /// A Basic challenge was met and `disposition` decided about it.
     func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge, disposition: AuthenticationDisposition)
     /// The retriers decided about the failed attempt of `context`.
@@ -96,6 +99,7 @@ extension EventMonitor {
     public func task(_ task: SessionTask, didAdapt original: Request, to adapted: Request) {}
     public func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request) {}
     public func task(_ task: SessionTask, willRedirectTo request: Request, for response: ResponseHead) {}
+    public func task(_ task: SessionTask, willSend request: Request) {}
     public func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge, disposition: AuthenticationDisposition) {}
     public func task(_ task: SessionTask, didDecide decision: RetryDecision, for context: RetryContext) {}
 }

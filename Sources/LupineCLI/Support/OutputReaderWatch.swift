@@ -8,9 +8,9 @@ import Darwin
 #endif
 
 extension StandardOutput {
-    /// Returns once nobody can read standard output any more: a pipe whose reader closed it
-    /// (`poll(2)` reports `POLLERR` on its writing end) or a terminal that hung up; for a file,
-    /// never. A command that writes only now and then (`reachability --watch | head -1`) learns
+    /// Returns once standard output is a pipe whose reader closed it (`poll(2)` reports
+    /// `POLLERR` on its writing end) or a terminal that hung up; for a file or a socket, never
+    /// (a socket's peer that closes raises no error until a write). A command that writes only now and then (`reachability --watch | head -1`) learns
     /// of it this way instead of at its next write, which may never come. Returns at once when
     /// the calling task is cancelled.
     ///

@@ -3,7 +3,9 @@ import Lupine
 
 /// Formats request and response heads as httpie prints them (bodies: ``BodyPrinter``).
 enum ExchangeFormatter {
-    static func requestHead(_ request: Request) -> String {
+    /// The request head as the transport writes it; `asksForEncodings` when the transport adds
+    /// the `Accept-Encoding` a request does not have.
+    static func requestHead(_ request: Request, asksForEncodings: Bool = true) -> String {
         var target = request.url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = request.url.query(percentEncoded: true) { target += "?" + query }
@@ -23,7 +25,7 @@ enum ExchangeFormatter {
         }.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
         lines += Self.framing(of: request)
         // NIO's decompressor asks for what it can inflate when the request does not say.
-        if !request.headers.contains(name: "Accept-Encoding") {
+        if asksForEncodings, !request.headers.contains(name: "Accept-Encoding") {
             lines.append("Accept-Encoding: deflate, gzip")
         }
         return lines.joined(separator: "\n") + "\n"

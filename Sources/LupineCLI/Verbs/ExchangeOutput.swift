@@ -11,6 +11,8 @@ struct ExchangeOutput: Sendable {
     let terminal: Bool
     private let selection: Set<Character>
     private let verbose: Bool
+    /// Whether the transport adds `Accept-Encoding` to a request without one.
+    private let asksForEncodings: Bool
     /// The first write of an attempt's request that failed: the event monitor that shows it
     /// cannot throw, so the exchange asks afterwards (``requestWriteFailure``).
     private let attemptFailure = NIOLockedValueBox<OutputError?>(nil)
@@ -23,6 +25,7 @@ struct ExchangeOutput: Sendable {
         // With -v the heads are on stderr already; a terminal would show them twice.
         self.selection = Set(options.printSelection ?? (terminal && !options.verbose ? "hb" : "b"))
         self.verbose = options.verbose
+        self.asksForEncodings = !options.removesAcceptEncoding
     }
 
     /// For `download`, whose body goes to a file: only `-v`'s heads on standard error.
@@ -30,6 +33,7 @@ struct ExchangeOutput: Sendable {
         self.terminal = false
         self.selection = []
         self.verbose = verbose
+        self.asksForEncodings = true
     }
 
     /// Whether the response body goes to standard output.
@@ -37,33 +41,29 @@ struct ExchangeOutput: Sendable {
 
     /// Shows the request's head (`H`) and body (`B`) as selected, and its head on stderr with `-v`.
     func show(_ request: Request) throws {
-        try self.show(head: ExchangeFormatter.requestHead(request), selected: self.selection.contains("H"))
+        try self.show(head: ExchangeFormatter.requestHead(request, asksForEncodings: self.asksForEncodings), selected: self.selection.contains("H"))
         if self.selection.contains("B"), case .bytes(let body) = request.body, !body.isEmpty {
             try StandardOutput.write(body)
             try StandardOutput.write(Array("\n\n".utf8))
         }
     }
 
-    /// Shows each attempt's request as the session sends it, with what the session added (a
-    /// resumed download's `Range` and `If-Range`, a revalidation's conditions), as `curl -v`
-    /// shows the request it sends, once per retry. A response from the cache sends nothing, so
-    /// shows no request. A request that cannot be written stops the task
-    /// (``requestWriteFailure``).
+    /// Shows each request as the session sends it, with what the session added (a resumed
+    /// download's `Range` and `If-Range`, a revalidation's conditions, the jar's cookies), as
+    /// `curl -v` shows the request it sends: once per retry and per redirect followed. A response
+    /// from the cache, or a redirect that cannot be followed, sends nothing, so shows no request.
+    /// A request that cannot be written stops the task (``requestWriteFailure``).
     func showRequests(of manager: SessionManager) {
         manager.eventMonitors.append(AttemptNotice(output: self))
     }
 
-    /// Shows each redirect as it is followed, as `curl -v` does: the redirect's head and the
-    /// request sent next.
+    /// Shows each redirect's head, as `curl -v` does; the request sent next shows as it is sent
+    /// (``showRequests(of:)``).
     func showRedirects(of manager: SessionManager) {
         let previous = manager.hooks.willPerformRedirection
         manager.hooks.willPerformRedirection = { task, head, next in
-            let followed = previous.map { $0(task, head, next) } ?? next
             try? self.show(head)
-            if let followed {
-                try? self.show(followed)
-            }
-            return followed
+            return previous.map { $0(task, head, next) } ?? next
         }
     }
 
@@ -90,11 +90,11 @@ struct ExchangeOutput: Sendable {
     }
 }
 
-/// Hands each attempt's request to ``ExchangeOutput/show(_:)-(Request)``.
+/// Hands each request as it is sent to ``ExchangeOutput/show(_:)-(Request)``.
 private struct AttemptNotice: EventMonitor {
     let output: ExchangeOutput
 
-    func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request) {
+    func task(_ task: SessionTask, willSend request: Request) {
         do {
             try self.output.show(request)
         } catch {

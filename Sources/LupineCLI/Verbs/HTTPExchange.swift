@@ -108,7 +108,11 @@ struct HTTPExchange {
     func prepare() throws -> (Request, HTTPSessionManager, StoredState) {
         do {
             var request = try self.makeRequest()
-            let manager = HTTPSessionManager(baseURL: request.url)
+            // Without Accept-Encoding, the transport asks for no encoding and inflates none.
+            let manager =
+                self.options.removesAcceptEncoding
+                ? HTTPSessionManager(baseURL: request.url, configuration: TransportConfiguration(decompressesResponses: false))
+                : HTTPSessionManager(baseURL: request.url)
             try manager.setSecurityPolicy(self.options.securityPolicy())
             manager.maximumRedirects = self.options.maxRedirects
             if let policy = self.options.retryPolicy {

@@ -155,6 +155,19 @@ struct RequestOptions: ParsableArguments {
     /// The parsed request items, in order.
     var requestItems: [RequestItem] { items.compactMap(RequestItem.init) }
 
+    /// Whether the last `Accept-Encoding` item removes it (`Accept-Encoding:`): then the
+    /// transport neither asks for an encoding nor inflates one.
+    var removesAcceptEncoding: Bool {
+        for item in self.requestItems.reversed() {
+            switch item {
+            case .header(let name, let value) where name.lowercased() == "accept-encoding": return value.isEmpty
+            case .emptyHeader(let name) where name.lowercased() == "accept-encoding": return false
+            default: continue
+            }
+        }
+        return false
+    }
+
     /// The URL with `http://` added when the argument has no scheme.
     var absoluteURLString: String {
         url.contains("://") ? url : "http://" + url

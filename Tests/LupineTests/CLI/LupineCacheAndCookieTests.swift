@@ -90,6 +90,9 @@ import Testing
             let cookies = LupineCommandLineTests.json(later.stdout)?["cookies"] as? [String: String]
             #expect(cookies == ["session": "abc"], "\(option): \(later.stdout) \(later.stderr)")
         }
+        // -v shows the request as sent: the jar's cookie is in it (redacted).
+        let shown = try await LupineCommandLineTests.lupine(["get", base + "/cookies", "-b", "jar.txt", "-v"], in: sandbox.work)
+        #expect(shown.stderr.split(separator: "\n").contains("Cookie: <redacted>"), "\(shown.stderr)")
         #expect(try sandbox.workContents() == ["jar.txt"])
         #expect(sandbox.unchangedOutsideWork())
     }

@@ -4,6 +4,12 @@ import LupineTestSupport
 import LupineTestServer
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @testable import LupineCLI
 
 /// The `lupine` executable, run as a separate process against an in-process test server.
@@ -138,6 +144,29 @@ import Testing
         #expect(shown.contains { $0 == ("Content-Length", "9") } && shown.contains { $0 == ("Accept-Encoding", "deflate, gzip") })
         let twoHosts = try await Self.lupine(["get", url, "Host:a.example", "Host:b.example"])
         #expect(twoHosts.status == 1 && twoHosts.stderr.contains("given more than once"), "\(twoHosts.stderr)")
+        // Accept-Encoding: removed, the transport asks for none (and -v shows none).
+        let plain = try await Self.lupine(["get", url, "Accept-Encoding:", "-v"])
+        #expect((Self.json(plain.stdout)?["headers"] as? [String: String])?["Accept-Encoding"] == nil, "\(plain.stdout)")
+        #expect(!plain.stderr.contains("Accept-Encoding"), "\(plain.stderr)")
+    }
+
+    /// A redirect that cannot be followed (a body read once, from a FIFO) sends nothing more, so
+    /// `-v` shows no request for it.
+    @Test func verboseShowsNoRequestForARedirectNotFollowed() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let fifo = sandbox.work.appending(path: "once")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        Thread.detachNewThread {
+            let descriptor = open(fifo.path, O_WRONLY)
+            _ = write(descriptor, "data", 4)
+            close(descriptor)
+        }
+        let url = server.baseURL.absoluteString + "/redirect-to?url=/post&status_code=307"
+        let outcome = try await Self.lupine(["post", url, "f@once", "-v"], in: sandbox.work)
+        #expect(outcome.status == 1 && outcome.stderr.contains("cannot be followed"), "\(outcome.stderr)")
+        #expect(outcome.stderr.split(separator: "\n").filter { $0.hasPrefix("POST ") }.count == 1, "\(outcome.stderr)")
     }
 
     @Test func postSendsJSONFields() async throws {

@@ -29,6 +29,24 @@ import Testing
         }
     }
 
+    /// An event monitor sees each request as it goes to the transport: the first and the
+    /// redirect's, each with the cookies the jar gave it.
+    @Test func aMonitorSeesEachRequestAsSentWithItsCookies() async throws {
+        final class SentRequests: EventMonitor {
+            let sent = Recorder<String>()
+            func task(_ task: SessionTask, willSend request: Request) {
+                self.sent.append("\(request.url.path) \(request.value(forHTTPHeaderField: "Cookie") ?? "-")")
+            }
+        }
+        try await withServerAndTransport { server, transport in
+            let manager = SessionManager(transport: transport)
+            let monitor = SentRequests()
+            manager.eventMonitors.append(monitor)
+            _ = await completion(of: Request(url: server.baseURL.appending("/cookies/set?session=abc")), on: manager)
+            #expect(monitor.sent.all == ["/cookies/set -", "/cookies session=abc"])
+        }
+    }
+
     @Test func aRequestThatDoesNotHandleCookiesNeitherSendsNorKeepsThem() async throws {
         try await withServerAndTransport { server, transport in
             let manager = SessionManager(transport: transport)

@@ -24,6 +24,7 @@ extension RequestExecutor {
             // here, so none reaches the transport (and NIO's preconditions) unchecked.
             try HeaderFieldValidation.validate(sent.headers)
             task.willSend(sent)
+            self.features.tell { $0.task(task, willSend: sent) }
             task.delegate.willSendBody(length: sent.body.knownLength)
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(sent, task: task))
             var transportRequest = TransportRequest(sent, progress: task.delegate, cancellation: task.transportCancellation)
