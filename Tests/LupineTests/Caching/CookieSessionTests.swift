@@ -64,6 +64,24 @@ import Testing
         }
     }
 
+    /// A `Host` the caller sets decides whose cookies go and are kept, as curl does: two virtual
+    /// hosts reached at one address never see each other's.
+    @Test func virtualHostsAtOneAddressKeepTheirCookiesApart() async throws {
+        try await withServerAndTransport { server, transport in
+            let manager = SessionManager(transport: transport)
+            let at = { (path: String, host: String?) in
+                Request(url: server.baseURL.appending(path), headers: host.map { ["Host": $0] } ?? [:])
+            }
+            _ = await completion(of: at("/cookies/set?site=a", "A.example:8080"), on: manager)
+            _ = await completion(of: at("/cookies/set?site=v6", "[fd00::1]:80"), on: manager)
+            #expect(Self.echoedCookies(await completion(of: at("/cookies", "a.example"), on: manager)) == ["site": "a"])
+            #expect(Self.echoedCookies(await completion(of: at("/cookies", "b.example"), on: manager)).isEmpty)
+            #expect(Self.echoedCookies(await completion(of: at("/cookies", nil), on: manager)).isEmpty)
+            let v6 = try #require(URL(string: "http://[fd00::1]/"))
+            #expect(manager.cookieStorage?.cookies(for: v6).map(\.value) == ["v6"])
+        }
+    }
+
     @Test func theCallersOwnCookieHeaderIsKeptAndTheJarsAdded() async throws {
         try await withServerAndTransport { server, transport in
             let manager = SessionManager(transport: transport)

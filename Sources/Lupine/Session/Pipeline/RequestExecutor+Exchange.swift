@@ -33,7 +33,7 @@ extension RequestExecutor {
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
             if let jar = self.features.cookieStorage, head.headers.contains(name: "Set-Cookie") {
-                jar.storeCookies(fromSetCookieValues: head.headers["Set-Cookie"], for: request.url)
+                jar.storeCookies(fromSetCookieValues: head.headers["Set-Cookie"], for: request.cookieURL)
             }
             outcome.head = head
             outcome.metrics = response.metrics
