@@ -139,6 +139,36 @@ import Testing
         #expect(pool.connectionReleased(1, reusable: true) == [.lease(1, to: 2)])
     }
 
+    /// Review finding: a used connection comes back while a retry's new connection is on its way;
+    /// the ordinary waiter behind the retry takes it instead of its being thrown away.
+    @Test func aUsedConnectionServesTheWaiterBehindARetryWhoseConnectionIsComing() {
+        var pool = ConnectionPoolStateMachine(maximumConnections: 2)
+        #expect(pool.waiterArrived(1) == [.createConnection(0)])
+        #expect(pool.connectionEstablished(0) == [.lease(0, to: 1)])
+        #expect(pool.waiterArrived(2) == [.createConnection(1)])
+        #expect(pool.connectionEstablished(1) == [.lease(1, to: 2)])
+        // Request 2's connection went stale; its retry waits for a new one, then request 3 comes.
+        #expect(pool.connectionClosed(1) == [])
+        #expect(pool.waiterArrived(4, requiresNewConnection: true) == [.createConnection(2)])
+        #expect(pool.waiterArrived(3) == [])
+        #expect(pool.connectionReleased(0, reusable: true) == [.lease(0, to: 3)])
+        #expect(pool.connectionEstablished(2) == [.lease(2, to: 4)])
+    }
+
+    @Test func retriesAreServedInTheirOwnOrder() {
+        var pool = ConnectionPoolStateMachine(maximumConnections: 1)
+        #expect(pool.waiterArrived(1) == [.createConnection(0)])
+        #expect(pool.connectionEstablished(0) == [.lease(0, to: 1)])
+        #expect(pool.waiterArrived(2) == [])
+        #expect(pool.waiterArrived(3, requiresNewConnection: true) == [])
+        #expect(pool.waiterArrived(4, requiresNewConnection: true) == [])
+        #expect(pool.connectionReleased(0, reusable: true) == [.closeConnection(0), .createConnection(1)])
+        #expect(pool.connectionEstablished(1) == [.lease(1, to: 3)])
+        #expect(pool.connectionReleased(1, reusable: false) == [.closeConnection(1), .createConnection(2)])
+        #expect(pool.connectionEstablished(2) == [.lease(2, to: 4)])
+        #expect(pool.connectionReleased(2, reusable: true) == [.lease(2, to: 2)])
+    }
+
     @Test func aReleasedConnectionIsReplacedForARetryAtTheHead() {
         var pool = ConnectionPoolStateMachine(maximumConnections: 1)
         #expect(pool.waiterArrived(1) == [.createConnection(0)])

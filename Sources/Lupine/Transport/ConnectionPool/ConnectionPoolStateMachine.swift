@@ -4,10 +4,11 @@ import NIOCore
 /// tested with plain values. The ``ConnectionPool`` feeds it events and performs the actions it returns.
 ///
 /// Rules: at most `maximumConnections` connections (connecting, idle or leased); waiting requests
-/// are served in arrival order, except that a retry after a stale connection goes first (it
-/// arrived before everything queued behind it); an idle connection is handed out before a new one
-/// is made; an idle connection is closed after its idle timer fires unless it was used in between;
-/// a request that requires a new connection (that retry) is only ever given a fresh one.
+/// are served in arrival order, except that retries after a stale connection go first, in their
+/// own order (each arrived before everything queued behind it); an idle connection is handed out
+/// before a new one is made; an idle connection is closed after its idle timer fires unless it
+/// was used in between; a request that requires a new connection (such a retry) is only ever
+/// given a fresh one, and a used connection goes to the first waiter that does not.
 struct ConnectionPoolStateMachine {
     typealias ConnectionID = Int
     typealias WaiterID = Int
@@ -99,7 +100,9 @@ struct ConnectionPoolStateMachine {
             actions.append(.closeConnection(idle))
         }
         if requiresNewConnection {
-            self.waiters.prepend(waiter)
+            // Retries wait at the head, the first of them first.
+            let afterRetries = self.waiters.index(self.waiters.startIndex, offsetBy: self.waitersRequiringNewConnection.count)
+            self.waiters.insert(waiter, at: afterRetries)
             self.waitersRequiringNewConnection.insert(waiter)
         } else {
             self.waiters.append(waiter)
@@ -188,10 +191,18 @@ struct ConnectionPoolStateMachine {
     }
 
     /// Hands `connection` to the longest waiter, or parks it. A connection that has carried a
-    /// request is not given to a waiter that requires a new one: it is closed and replaced.
+    /// request is not given to a waiter that requires a new one: it goes to the first ordinary
+    /// waiter when connections on their way cover the retries ahead of it, and is otherwise
+    /// closed and replaced.
     private mutating func makeAvailable(_ connection: ConnectionID, isFresh: Bool) -> [Action] {
         if let waiter = self.waiters.first {
             if !isFresh && self.waitersRequiringNewConnection.contains(waiter) {
+                let retries = self.waitersRequiringNewConnection.count
+                if self.connectingCount >= retries, self.waiters.count > retries {
+                    let ordinary = self.waiters.remove(at: self.waiters.index(self.waiters.startIndex, offsetBy: retries))
+                    self.connections[connection] = .leased
+                    return [.lease(connection, to: ordinary)]
+                }
                 self.connections[connection] = nil
                 return [.closeConnection(connection)] + self.createConnectionsForWaiters()
             }
