@@ -79,6 +79,12 @@ extension HTTPHeaders {
     /// invalid one can be reported by ``HeaderFieldValidation`` when the request is built or sent.
     mutating func replaceOrAddUnchecked(name: String, value: String) {
         self.remove(name: name)
+        self.addUnchecked(name: name, value: value)
+    }
+
+    /// Adds the field `name: value` after any of that name, storing any name as
+    /// ``replaceOrAddUnchecked(name:value:)`` does.
+    mutating func addUnchecked(name: String, value: String) {
         // NIO's `add(contentsOf:)` of a whole block appends without the check that traps.
         self.add(contentsOf: HTTPHeaders([(name, value)]))
     }

@@ -137,4 +137,29 @@ public struct Request: Sendable {
             self.headers.remove(name: name)
         }
     }
+
+    /// Adds a header field `name: value` after any field of that name: for a field that is a
+    /// list, the same as a value joined to the existing one with a comma (RFC 9110 §5.3), as
+    /// URLRequest's `addValue(_:forHTTPHeaderField:)` does. Names and values are checked as
+    /// ``setValue(_:forHTTPHeaderField:)``'s are.
+    public mutating func addValue(_ value: String, forHTTPHeaderField name: String) {
+        self.headers.addUnchecked(name: name, value: value)
+    }
+}
+
+extension Request.Body {
+    /// The body's length when it is known without reading it: what the transport sends as
+    /// `Content-Length` (a regular file's size, a multipart form's sum); `nil` for a stream of
+    /// unknown length or a file that cannot tell (a FIFO, a device), which go chunked.
+    public var knownLength: Int? {
+        switch self {
+        case .none: return 0
+        case .bytes(let bytes): return bytes.count
+        case .file(let url):
+            if case .sized(let length)? = try? FileBodyKind.of(path: url.path) { return length }
+            return nil
+        case .stream(let length, _): return length
+        case .multipart(let form): return form.contentLength
+        }
+    }
 }

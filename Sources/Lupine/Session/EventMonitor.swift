@@ -81,8 +81,10 @@ public protocol EventMonitor: Sendable {
     func task(_ task: SessionTask, didStartAttempt retryCount: Int, with request: Request)
     /// The task follows a redirect of `response` with `request`.
     func task(_ task: SessionTask, willRedirectTo request: Request, for response: ResponseHead)
-    /// `request` goes to the transport as it is sent: an attempt's first request or a followed
-    /// redirect's, with the cookie jar's cookies and a URL's credentials in its header fields.
+    /// `request` is handed to the transport, as it is to be sent (the transport may still fail
+    /// to connect): an attempt's first request, a followed redirect's, or one sent again to
+    /// answer a Basic challenge, with the cookie jar's cookies and a URL's credentials in its
+    /// header fields.
     func task(_ task: SessionTask, willSend request: Request)
     /// A Basic challenge was met and `disposition` decided about it.
     func task(_ task: SessionTask, didReceive challenge: AuthenticationChallenge, disposition: AuthenticationDisposition)

@@ -124,13 +124,14 @@ struct FileDownload {
     /// (`continuing` has no validator) get no whole body, as `curl -C -` refuses it: nothing says
     /// they are stale, and the new body would replace them (its head goes to `refusal`, after
     /// any `416` that came first).
-    /// The record changes with the first bytes of a 2xx body, once the file
-    /// has been cut to what that body continues, so a record never names bytes the file does not
-    /// hold, and a head followed by nothing (or by an error page) keeps the record of the bytes
-    /// that are still there: a new body (`200`) drops the old record, or replaces it with its own
-    /// validator; a `206` keeps the record it continues (a validator it contradicts makes the
-    /// library start over), and gives its validator to bytes that had none. A record that cannot
-    /// be replaced is removed: it would vouch for bytes it no longer describes.
+    ///
+    /// The record changes with the first bytes of a 2xx body, once the file has been cut to what
+    /// that body continues, so a record never names bytes the file does not hold, and a head
+    /// followed by nothing (or by an error page) keeps the record of the bytes that are still
+    /// there: a new body (`200`) drops the old record, or replaces it with its own validator; a
+    /// `206` keeps the record it continues (a validator it contradicts makes the library start
+    /// over), and gives its validator to bytes that had none. A record that cannot be replaced is
+    /// removed: it would vouch for bytes it no longer describes.
     private func watchTheHead(resumableBody: NIOLockedValueBox<Bool>, refusal: NIOLockedValueBox<ContinueRefusal>, continuing: ResumeData) {
         let (url, file, output) = (self.request.url, self.file, self.output)
         let unchecked = continuing.bytesReceived > 0 && continuing.entityTag == nil && continuing.lastModified == nil

@@ -60,20 +60,26 @@ struct ReachabilityCommand: AsyncParsableCommand {
         return try NetworkReachabilityManager(domain: host)
     }
 
+    /// How a watch ends: by a signal, or with output that cannot be written.
+    private enum Ending: Sendable {
+        case signal(Int32)
+        case unwritable(String)
+    }
+
     /// Prints each status but the unknown one, timestamped, until SIGINT or SIGTERM, or until
     /// the output cannot be written (a reader that closed the pipe, a full disk); how to exit.
     private static func printChanges(_ updates: AsyncStream<NetworkReachabilityManager.Status>) async -> ExitCode {
         let (signals, signalled) = AsyncStream.makeStream(of: Int32.self)
         let watch = TerminationSignal.watch { signalled.yield($0) }
         defer { watch.stop() }
-        return await withTaskGroup(of: ExitCode?.self) { group in
+        let ending = await withTaskGroup(of: Ending?.self) { group in
             group.addTask {
                 for await status in updates where status != .unknown {
                     let stamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())
                     do {
                         try StandardOutput.writeLine("\(stamp) \(status.localizedDescription)")
                     } catch {
-                        return HTTPExchange.fail("\(error)", code: 1)
+                        return .unwritable("\(error)")
                     }
                 }
                 return nil
@@ -81,21 +87,24 @@ struct ReachabilityCommand: AsyncParsableCommand {
             // A reader gone (`| head -1`) ends the watch now, not at the next change.
             group.addTask {
                 await StandardOutput.readerGone()
-                return Task.isCancelled ? nil : HTTPExchange.fail(OutputError(code: EPIPE).description, code: 1)
+                return Task.isCancelled ? nil : .unwritable(OutputError(code: EPIPE).description)
             }
             group.addTask {
                 var iterator = signals.makeAsyncIterator()
-                return await iterator.next().map { ExitCode(TerminationSignal.exitStatus(for: $0)) }
+                return await iterator.next().map { .signal($0) }
             }
-            // A signal, a failed write or a reader gone ends the group: the status stream lasts
-            // as long as the manager.
+            // The first ending ends the group: the status stream lasts as long as the manager.
             while let next = await group.next() {
-                if let code = next {
+                if let ending = next {
                     group.cancelAll()
-                    return code
+                    return ending
                 }
             }
-            return ExitCode(TerminationSignal.exitStatus(for: SIGINT))
+            return Ending.signal(SIGINT)
+        }
+        switch ending {
+        case .signal(let signal): return ExitCode(TerminationSignal.exitStatus(for: signal))
+        case .unwritable(let reason): return HTTPExchange.fail(reason, code: 1)
         }
     }
 }

@@ -12,7 +12,7 @@ enum ExchangeFormatter {
         var lines = ["\(request.method.rawValue) \(target) HTTP/1.1"]
         // As the transport sends it: the caller's one `Host`, else the URL's.
         let callersHost = request.headers.filter { $0.name.lowercased() == "host" }.count == 1
-        if !callersHost, let host = request.url.host(percentEncoded: true) {
+        if !callersHost, let host = request.url.host(percentEncoded: false) {
             // As the transport writes it: an IPv6 address in brackets, no default port.
             let shown = host.contains(":") ? "[\(host)]" : host
             let defaultPort = request.url.scheme?.lowercased() == "https" ? 443 : 80
@@ -35,18 +35,12 @@ enum ExchangeFormatter {
     /// length, chunked for a body of unknown length, and a length of 0 for a `POST`, `PUT` or
     /// `PATCH` without a body (or a caller's own 0).
     private static func framing(of request: Request) -> [String] {
-        let length: Int?
-        switch request.body {
-        case .none:
-            let lengths = request.headers["Content-Length"]
-            let saysNone = !lengths.isEmpty && lengths.allSatisfy { $0 == "0" }
-            return saysNone || [.POST, .PUT, .PATCH].contains(request.method) ? ["Content-Length: 0"] : []
-        case .bytes(let bytes): length = bytes.count
-        case .multipart(let form): length = form.contentLength
-        case .stream(let known, _): length = known
-        case .file(let url): length = (try? url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize
+        guard case .none = request.body else {
+            return [request.body.knownLength.map { "Content-Length: \($0)" } ?? "Transfer-Encoding: chunked"]
         }
-        return [length.map { "Content-Length: \($0)" } ?? "Transfer-Encoding: chunked"]
+        let lengths = request.headers["Content-Length"]
+        let saysNone = !lengths.isEmpty && lengths.allSatisfy { $0 == "0" }
+        return saysNone || [.POST, .PUT, .PATCH].contains(request.method) ? ["Content-Length: 0"] : []
     }
 
     static func responseHead(_ head: ResponseHead) -> String {

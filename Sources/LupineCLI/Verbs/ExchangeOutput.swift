@@ -48,10 +48,11 @@ struct ExchangeOutput: Sendable {
         }
     }
 
-    /// Shows each request as the session sends it, with what the session added (a resumed
-    /// download's `Range` and `If-Range`, a revalidation's conditions, the jar's cookies), as
-    /// `curl -v` shows the request it sends: once per retry and per redirect followed. A response
-    /// from the cache, or a redirect that cannot be followed, sends nothing, so shows no request.
+    /// Shows each request as the session hands it to the transport, with what the session added
+    /// (a resumed download's `Range` and `If-Range`, a revalidation's conditions, the jar's
+    /// cookies), as `curl -v` shows the request it sends: once per retry, per redirect followed
+    /// and per answer to a challenge. A response from the cache, or a redirect that cannot be
+    /// followed, sends nothing, so shows no request.
     /// A request that cannot be written stops the task (``requestWriteFailure``).
     func showRequests(of manager: SessionManager) {
         manager.eventMonitors.append(AttemptNotice(output: self))

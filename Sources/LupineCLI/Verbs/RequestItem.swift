@@ -1,5 +1,4 @@
 import Foundation
-import Lupine
 
 /// One request item of httpie's syntax: `key==value` (query), `key=value` (data field),
 /// `key:=json` (raw JSON field), `field@path` (file field: the body becomes multipart),
@@ -38,24 +37,6 @@ enum RequestItem: Equatable {
             guard value.isEmpty else { return nil }
             self = .emptyHeader(name: name)
         default: self = .header(name: name, value: value.trimmingCharacters(in: .whitespaces))
-        }
-    }
-}
-
-extension Request {
-    /// Sets header items in order, as httpie does: a name's first item replaces the fields
-    /// already there (the library's defaults), a later one adds a field, and a `nil` value
-    /// removes the name's fields.
-    mutating func applyHeaderItems(_ items: [(name: String, value: String?)]) {
-        var given = Set<String>()
-        for (name, value) in items {
-            if let value, !given.insert(name.lowercased()).inserted {
-                // Appended as a block, which NIO takes without trapping on a name beyond ASCII;
-                // `validateHeaders()` refuses such a name before anything is sent.
-                self.headers.add(contentsOf: HTTPHeaders([(name, value)]))
-            } else {
-                self.setValue(value, forHTTPHeaderField: name)
-            }
         }
     }
 }

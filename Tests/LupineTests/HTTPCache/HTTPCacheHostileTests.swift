@@ -101,6 +101,7 @@ import Darwin
         let reopened = try HTTPCache(memoryCapacity: 0, diskCapacity: 60_000, directory: directory)
         #expect(reopened.currentDiskUsage == cache.currentDiskUsage)
     }
+
     /// Stores and removes of the same two keys racing each other: the live cache's count must
     /// match the files it leaves, so that a reopened cache counts the same and nothing it counts
     /// has gone (a remove once unlinked a file a store had just published).

@@ -151,6 +151,22 @@ import Testing
         }
     }
 
+    /// `addValue` adds a field after those of its name (the server sees them joined), and a name
+    /// beyond ASCII is stored, then refused before sending, never a trap.
+    @Test func addedValuesReachTheServerAndABadNameIsRefused() async throws {
+        try await withSessionManager { _, manager in
+            var request = try manager.makeRequest(.GET, "headers", parameters: nil, headers: nil)
+            request.setValue("1", forHTTPHeaderField: "X-List")
+            request.addValue("2", forHTTPHeaderField: "x-list")
+            #expect(request.headers["X-List"] == ["1", "2"])
+            let response = try await manager.response(for: request, serializer: JSONResponseSerializer())
+            let echo = try #require(response.value as? [String: any Sendable])
+            #expect((echo["headers"] as? [String: any Sendable])?["X-List"] as? String == "1,2")
+            request.addValue("3", forHTTPHeaderField: "X-Ä")
+            #expect(throws: LupineError.self) { try request.validateHeaders() }
+        }
+    }
+
     @Test func messageNamesTheHeaderWithControlCharactersEscaped() {
         let error = LupineError.invalidHeader(name: "X\r\né", reason: "the name may only contain letters, digits and !#$%&'*+-.^_`|~")
         #expect(error.description == #"Invalid header "X\r\né": the name may only contain letters, digits and !#$%&'*+-.^_`|~."#)

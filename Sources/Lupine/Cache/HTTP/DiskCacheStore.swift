@@ -83,12 +83,14 @@ final class DiskCacheStore: Sendable {
         return best
     }
 
-    /// The entry file `name`, open, or `nil` (and forgotten once no file has that name: one a
-    /// store published meanwhile stays counted).
+    /// The entry file `name`, open, or `nil` and forgotten (unless a store published a new file
+    /// under that name meanwhile: that one stays counted).
     private func open(_ name: String) -> CacheFile? {
+        let seen = self.identity(of: name)
         guard let file = CacheFile.opening(path: self.path(name), expectedName: name) else {
             self.state.withLockedValue { state in
-                if !self.exists(name) {
+                let now = self.identity(of: name)
+                if now == nil || now == seen {
                     state.index.remove(name)
                 }
             }
@@ -97,9 +99,14 @@ final class DiskCacheStore: Sendable {
         return file
     }
 
-    private func exists(_ name: String) -> Bool {
+    /// The identity of whatever has the name `name` now (a link is not followed); `nil` for none.
+    private func identity(of name: String) -> FileIdentity? {
         var info = stat()
-        return lstat(self.path(name), &info) == 0
+        return lstat(self.path(name), &info) == 0 ? FileIdentity(info) : nil
+    }
+
+    private func exists(_ name: String) -> Bool {
+        self.identity(of: name) != nil
     }
 
     // Every rename and unlink of an entry happens under the lock, with the index change it

@@ -1,21 +1,6 @@
 import Foundation
 import NIOCore
 
-extension Request.Body {
-    /// The body's length when known without reading it.
-    var knownLength: Int? {
-        switch self {
-        case .none: return 0
-        case .bytes(let bytes): return bytes.count
-        case .file(let url):
-            if case .sized(let length)? = try? FileBodyKind.of(path: url.path) { return length }
-            return nil
-        case .stream(let length, _): return length
-        case .multipart(let form): return form.contentLength
-        }
-    }
-}
-
 extension TransportRequest {
     /// The transport's form of a session request; body bytes reaching the socket are reported to
     /// `progress`, and `cancellation` cancels it.
