@@ -79,6 +79,13 @@ import Testing
             #expect(Self.echoedCookies(await completion(of: at("/cookies", nil), on: manager)).isEmpty)
             let v6 = try #require(URL(string: "http://[fd00::1]/"))
             #expect(manager.cookieStorage?.cookies(for: v6).map(\.value) == ["v6"])
+            // A Host that names no host a URL holds as written gets no cookie, neither the
+            // address's nor a decoded name's, and Foundation never traps on it (pass 3).
+            _ = await completion(of: at("/cookies/set?own=1", nil), on: manager)
+            for odd in ["[::1%eth0]", "[a:/b]", "[a: b]", "a%2eexample", "a b", "@evil", "a/b", "[::1]x", "..", ":80"] {
+                let echoed = await completion(of: at("/cookies", odd), on: manager)
+                #expect(echoed.error == nil && Self.echoedCookies(echoed).isEmpty, "\(odd)")
+            }
         }
     }
 

@@ -32,8 +32,8 @@ extension RequestExecutor {
             let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
-            if let jar = self.features.cookieStorage, head.headers.contains(name: "Set-Cookie") {
-                jar.storeCookies(fromSetCookieValues: head.headers["Set-Cookie"], for: request.cookieURL)
+            if let jar = self.features.cookieStorage, head.headers.contains(name: "Set-Cookie"), let cookieURL = request.cookieURL {
+                jar.storeCookies(fromSetCookieValues: head.headers["Set-Cookie"], for: cookieURL)
             }
             outcome.head = head
             outcome.metrics = response.metrics
