@@ -15,7 +15,9 @@ extension LupineClientTransport {
         let requested = try Self.headers(of: request.headerFields)
         var headers = requested
         for (name, value) in defaults.httpRequestHeaders where !requested.contains(name: name) {
-            headers.add(name: name, value: value)
+            // As a block, which NIO stores without trapping on a name beyond ASCII (a caller's
+            // `setValue` on the serializer); the transport refuses such a name before sending.
+            headers.add(contentsOf: HTTPHeaders([(name, value)]))
         }
         // The body's framing is Lupine's to write, from the body itself: a `Content-Length` beside
         // a chunked body would make two framings. One the request gives stands for the length of

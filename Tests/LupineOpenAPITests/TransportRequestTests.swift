@@ -29,6 +29,19 @@ import Testing
         }
     }
 
+    /// A serializer default whose name is beyond ASCII is refused before sending, never a NIO
+    /// trap (the audit's finding).
+    @Test func aSerializerDefaultWithABadNameIsRefusedNotATrap() async throws {
+        try await withClient { server, manager, _ in
+            manager.requestSerializer.setValue("1", forHTTPHeaderField: "X-Ä")
+            let transport = LupineClientTransport(manager: manager)
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/get")
+            await #expect(throws: (any Error).self) {
+                _ = try await transport.send(request, body: nil, baseURL: server.baseURL, operationID: "get")
+            }
+        }
+    }
+
     @Test func aPathThatStartsWithTwoSlashesStaysAPath() async throws {
         // A path parameter left empty at the start of a template (`/{owner}/repos`) makes such a
         // path; read as a URL reference, `//evil.example/x` would name a host, and its path

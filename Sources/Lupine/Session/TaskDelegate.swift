@@ -136,7 +136,13 @@ final class TaskDelegate: @unchecked Sendable {
     func willReceiveBody(length: Int?, alreadyReceived: Int = 0) {
         self.update(.download, handler: nil) { direction in
             direction.completed = Int64(alreadyReceived)
-            direction.total = Self.total(length.map { $0 + alreadyReceived })
+            // A length no count can reach (a hostile Content-Length) is an unknown total.
+            direction.total = Self.total(
+                length.flatMap { length in
+                    let (total, overflow) = length.addingReportingOverflow(alreadyReceived)
+                    return overflow ? nil : total
+                }
+            )
         }
     }
 

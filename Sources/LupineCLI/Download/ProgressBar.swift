@@ -72,7 +72,8 @@ final class ProgressBar: Sendable {
 
     /// `42s`, `3m05s`, `2h07m`.
     static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "--" }
+        // Beyond about 30 years (a huge Content-Length trickling in) there is nothing to show.
+        guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "--" }
         let whole = Int(seconds.rounded(.up))
         if whole < 60 { return "\(whole)s" }
         if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }

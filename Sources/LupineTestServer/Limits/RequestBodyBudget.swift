@@ -41,7 +41,8 @@ final class RequestBodyBudget: Sendable {
             try reserve(declared, alreadyReserved: &reserved)
         }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(declared ?? 0)
+        // The declared length is the client's word: room grows with what comes beyond 1 MiB.
+        bytes.reserveCapacity(min(declared ?? 0, 1 << 20))
         for try await fragment in request.body {
             try reserve(bytes.count + fragment.readableBytes, alreadyReserved: &reserved)
             bytes.append(contentsOf: fragment.readableBytesView)

@@ -31,7 +31,8 @@ enum CacheDate {
         else { return nil }
         if year.count == 2 {
             yearNumber += 2000
-            let nowYear = Int(now.timeIntervalSince1970 / 31_556_952) + 1970
+            // `now` may come from a stored record: a year beyond any date's is clamped, not a trap.
+            let nowYear = Int(max(-1e6, min(1e6, now.timeIntervalSince1970 / 31_556_952))) + 1970
             if yearNumber > nowYear + 50 {
                 yearNumber -= 100
             }

@@ -84,7 +84,8 @@ enum CacheFileFormat {
         guard let requested = buffer.readInteger(as: UInt64.self), let received = buffer.readInteger(as: UInt64.self), buffer.readableBytes == 0
         else { return nil }
         let requestTime = Double(bitPattern: requested), responseTime = Double(bitPattern: received)
-        guard requestTime.isFinite, responseTime.isFinite else { return nil }
+        // Times no real exchange has (beyond ±3,000 years of 1970) mark a damaged record.
+        guard abs(requestTime) < 1e11, abs(responseTime) < 1e11 else { return nil }
         return CacheRecord(
             primaryKey: primaryKey, varyFields: fields, variant: variant, status: HTTPResponseStatus(statusCode: Int(code), reasonPhrase: reason),
             headers: headers, url: url, requestTime: Date(timeIntervalSince1970: requestTime), responseTime: Date(timeIntervalSince1970: responseTime))

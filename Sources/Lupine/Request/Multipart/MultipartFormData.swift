@@ -37,12 +37,16 @@ public struct MultipartFormData: Sendable {
     /// The request's `Content-Type`: `multipart/form-data; boundary=…`.
     public var contentType: String { "multipart/form-data; boundary=\(self.boundary)" }
 
-    /// The body's length in bytes, or `nil` when a stream part's length is unknown.
+    /// The body's length in bytes, or `nil` when a stream part's length is unknown (or the sum
+    /// of the parts' lengths is beyond `Int`: the body is then sent as of unknown length).
     public var contentLength: Int? {
         var total = self.closingDelimiter.count
         for (index, part) in self.parts.enumerated() {
             guard let length = part.body.length else { return nil }
-            total += self.opening(of: part, at: index).count + length
+            let (withOpening, first) = total.addingReportingOverflow(self.opening(of: part, at: index).count)
+            let (withBody, second) = withOpening.addingReportingOverflow(length)
+            guard !first, !second else { return nil }
+            total = withBody
         }
         return total
     }
