@@ -42,7 +42,8 @@ import Testing
     /// A `206` that continues at the right byte but announces `Int.max` bytes: the total is
     /// unknown rather than an overflow trap (the audit's finding), and the cut body fails.
     @Test func aRangeAnnouncingIntMaxBytesIsNoTrap() async throws {
-        let answer = "HTTP/1.1 206 Partial Content\r\nETag: \"old\"\r\nContent-Range: bytes 500-999/1000\r\n"
+        let answer =
+            "HTTP/1.1 206 Partial Content\r\nETag: \"old\"\r\nContent-Range: bytes 500-999/1000\r\n"
             + "Content-Length: \(Int.max)\r\n\r\nnn"
         let (error, _) = try await Self.resume(answeredWith: ByteBuffer(string: answer))
         #expect(error != nil)
