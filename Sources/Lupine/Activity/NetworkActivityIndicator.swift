@@ -61,7 +61,8 @@ public final class NetworkActivityIndicator: Sendable {
     ) {
         self.state = Mutex(State(machine: ActivityStateMachine(activationDelay: activationDelay, completionDelay: completionDelay)))
         self.sleeper = { delay in
-            let deadline = clock.now.advanced(by: delay)
+            // A caller's delay past what a clock's sleep takes (about 68 years) is capped there.
+            let deadline = clock.now.advanced(by: ConnectivityPolicy.sleepable(delay))
             return { try await clock.sleep(until: deadline, tolerance: nil) }
         }
     }
