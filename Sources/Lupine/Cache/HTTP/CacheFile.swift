@@ -13,15 +13,24 @@ final class CacheFile: Sendable {
     let record: CacheRecord
     let bodyLength: Int
     private let descriptor: Int32
-    private let path: String
+    /// Removes the file if it is still the one with this identity: the store's, which does it
+    /// under its lock, so a newer entry a store publishes meanwhile is never the one removed.
+    private let discarding: @Sendable (FileIdentity) -> Void
     private let bodyOffset: Int
     private let bodyChecksum: UInt64
     private let identity: FileIdentity
 
-    private init(record: CacheRecord, descriptor: Int32, path: String, bodyOffset: Int, body: (length: Int, checksum: UInt64), identity: FileIdentity) {
+    private init(
+        record: CacheRecord,
+        descriptor: Int32,
+        discarding: @escaping @Sendable (FileIdentity) -> Void,
+        bodyOffset: Int,
+        body: (length: Int, checksum: UInt64),
+        identity: FileIdentity
+    ) {
         self.record = record
         self.descriptor = descriptor
-        self.path = path
+        self.discarding = discarding
         self.bodyOffset = bodyOffset
         self.bodyLength = body.length
         self.bodyChecksum = body.checksum
@@ -36,8 +45,9 @@ final class CacheFile: Sendable {
     /// when there is no such file (another process removed it), when it is not a regular file (a
     /// symlink is not followed, a FIFO not waited on, and neither is removed: they are not the
     /// cache's), or when it is torn, damaged or foreign. Only a file that begins as the cache's
-    /// own do is removed: one that merely has an entry's name is someone else's and stays.
-    static func opening(path: String, expectedName: String) -> CacheFile? {
+    /// own do is removed (by `discarding`, given the identity of the file found damaged): one
+    /// that merely has an entry's name is someone else's and stays.
+    static func opening(path: String, expectedName: String, discarding: @escaping @Sendable (FileIdentity) -> Void) -> CacheFile? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         var info = stat()
@@ -59,11 +69,18 @@ final class CacheFile: Sendable {
             let isOurs = Self.read(descriptor, at: 0, count: CacheFileFormat.headMagic.count) == CacheFileFormat.headMagic
             close(descriptor)
             if isOurs {
-                Self.remove(path, ifStill: identity)
+                discarding(identity)
             }
             return nil
         }
-        return CacheFile(record: record, descriptor: descriptor, path: path, bodyOffset: CacheFileFormat.headSize + recordLength, body: body, identity: identity)
+        return CacheFile(
+            record: record,
+            descriptor: descriptor,
+            discarding: discarding,
+            bodyOffset: CacheFileFormat.headSize + recordLength,
+            body: body,
+            identity: identity
+        )
     }
 
     /// Marks the entry as used now (its modification time is the disk cache's LRU clock).
@@ -90,14 +107,7 @@ final class CacheFile: Sendable {
 
     /// Removes the file if it is still this entry (not a newer one another writer put there).
     func discard() {
-        Self.remove(self.path, ifStill: self.identity)
-    }
-
-    private static func remove(_ path: String, ifStill identity: FileIdentity) {
-        var info = stat()
-        if lstat(path, &info) == 0, FileIdentity(info) == identity {
-            unlink(path)
-        }
+        self.discarding(self.identity)
     }
 
     /// Whether the regular file at `path` is empty or begins as the cache's files do: a temporary

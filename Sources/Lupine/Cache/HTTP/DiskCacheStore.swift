@@ -87,7 +87,9 @@ final class DiskCacheStore: Sendable {
     /// under that name meanwhile: that one stays counted).
     private func open(_ name: String) -> CacheFile? {
         let seen = self.identity(of: name)
-        guard let file = CacheFile.opening(path: self.path(name), expectedName: name) else {
+        // Held strongly: an entry read after its cache is gone still removes its damaged file.
+        let discarding: @Sendable (FileIdentity) -> Void = { damaged in self.discard(name, ifStill: damaged) }
+        guard let file = CacheFile.opening(path: self.path(name), expectedName: name, discarding: discarding) else {
             self.state.withLockedValue { state in
                 let now = self.identity(of: name)
                 if now == nil || now == seen {
@@ -97,6 +99,15 @@ final class DiskCacheStore: Sendable {
             return nil
         }
         return file
+    }
+
+    /// Removes and forgets the entry `name` if its file is still the one with `identity` (a
+    /// damaged one), under the lock, where a store publishing a new file under that name runs.
+    private func discard(_ name: String, ifStill identity: FileIdentity) {
+        self.state.withLockedValue { state in
+            guard self.identity(of: name) == identity else { return }
+            self.removeEntries([name], from: &state)
+        }
     }
 
     /// The identity of whatever has the name `name` now (a link is not followed); `nil` for none.
