@@ -65,9 +65,14 @@ import Darwin
         other[other.count - 100] ^= 0xFF
         try Data(other).write(to: otherFile)
         let streamed = try #require(try self.reopened(otherDirectory).anyStoredEntry(for: CacheFixture.request()))
+        // Checked before the first chunk: a reader gets none of a damaged body (hostile pass 4).
+        let chunks = Recorder<Int>()
         await #expect(throws: CacheEntryDamaged.self) {
-            for try await _ in streamed.bodyChunks(chunkSize: 1000) {}
+            for try await chunk in streamed.bodyChunks(chunkSize: 1000) {
+                chunks.append(chunk.readableBytes)
+            }
         }
+        #expect(chunks.all.isEmpty)
         #expect(CacheFixture.entryFiles(otherDirectory).isEmpty)
     }
 

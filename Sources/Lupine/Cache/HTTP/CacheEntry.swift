@@ -50,38 +50,42 @@ struct CacheEntry: Sendable {
     }
 
     /// The body in chunks of at most `chunkSize` bytes; a disk entry is read as the chunks are
-    /// asked for, so a large one never sits in memory. A damaged entry ends the stream with
-    /// ``CacheEntryDamaged`` (after its last chunk when only the checksum disagrees) and is removed.
+    /// asked for, so a large one never sits in memory. Before its first chunk, a disk entry's
+    /// body is checked against its checksum in one pass over the file: a damaged entry yields no
+    /// byte (a reader's output never gets a damaged body), ends the stream with
+    /// ``CacheEntryDamaged`` and is removed.
     func bodyChunks(chunkSize: Int) -> AsyncThrowingStream<ByteBuffer, any Error> {
         let chunkSize = max(1, chunkSize)
         let (body, length) = (self.body, self.bodyLength)
-        // The position and running checksum, used by the stream's one consumer.
-        let progress = NIOLockedValueBox((offset: 0, checksum: Checksum(), finished: false))
+        // The position and whether the file was checked, used by the stream's one consumer.
+        let progress = NIOLockedValueBox((offset: 0, checked: false))
         return AsyncThrowingStream {
-            let (offset, finished) = progress.withLockedValue { ($0.offset, $0.finished) }
+            let (offset, checked) = progress.withLockedValue { ($0.offset, $0.checked) }
+            if case .file(let file) = body, !checked {
+                try Self.check(file, length: length, chunkSize: chunkSize)
+                progress.withLockedValue { $0.checked = true }
+            }
             let count = min(chunkSize, length - offset)
-            guard !finished else { return nil }
+            guard count > 0 else { return nil }
+            progress.withLockedValue { $0.offset += count }
             switch body {
             case .memory(let bytes):
-                guard count > 0 else { return nil }
-                progress.withLockedValue { $0.offset += count }
                 return ByteBuffer(bytes: bytes[offset..<offset + count])
             case .file(let file):
-                guard count > 0 else {
-                    let checksum = progress.withLockedValue { state in
-                        state.finished = true
-                        return state.checksum.value
-                    }
-                    try file.verify(checksum)
-                    return nil
-                }
-                let bytes = try file.readBody(offset: offset, count: count)
-                progress.withLockedValue { state in
-                    state.offset += count
-                    state.checksum.update(bytes)
-                }
-                return ByteBuffer(bytes: bytes)
+                return ByteBuffer(bytes: try file.readBody(offset: offset, count: count))
             }
         }
+    }
+
+    /// Reads `file`'s body of `length` bytes in chunks and checks it against its checksum.
+    private static func check(_ file: CacheFile, length: Int, chunkSize: Int) throws(CacheEntryDamaged) {
+        var checksum = Checksum()
+        var offset = 0
+        while offset < length {
+            let count = min(chunkSize, length - offset)
+            checksum.update(try file.readBody(offset: offset, count: count))
+            offset += count
+        }
+        try file.verify(checksum.value)
     }
 }
