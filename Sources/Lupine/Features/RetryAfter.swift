@@ -2,12 +2,11 @@ import Foundation
 
 /// The wait a response's `Retry-After` field asks for (RFC 9110 §10.2.3).
 ///
-/// Both forms are read: delay-seconds (one or more ASCII digits, `120`) and an HTTP-date in the
-/// IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`, the one senders must use; the obsolete
-/// RFC 850 and asctime forms are not recognised). A date in the past asks for no wait. A field
-/// that is absent, repeated with different values, or absurd (negative, a fraction, words, a number
-/// too large for an integer, an unknown date form) asks for nothing, so the caller falls back
-/// to its own delay.
+/// Both forms are read: delay-seconds (one or more ASCII digits, `120`) and an HTTP-date in any of
+/// the three forms a recipient must accept (`HTTPDate`). A date in the past asks for no wait. A
+/// field that is absent, repeated with different values, or absurd (negative, a fraction, words, a
+/// number too large for an integer, an unknown date form) asks for nothing, so the caller falls
+/// back to its own delay.
 enum RetryAfter {
     /// The wait `headers` ask for, at most `maximum`, or `nil` when they ask for none usable;
     /// `now` is the instant an HTTP-date is measured from.
@@ -18,7 +17,7 @@ enum RetryAfter {
         let seconds: Double
         if let delaySeconds = Self.delaySeconds(value) {
             seconds = Double(delaySeconds)
-        } else if let date = HTTPDate.parse(value) {
+        } else if let date = HTTPDate.parse(value, now: now) {
             seconds = max(0, date.timeIntervalSince(now))
         } else {
             return nil

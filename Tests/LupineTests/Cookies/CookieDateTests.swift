@@ -3,7 +3,7 @@ import Testing
 
 @testable import Lupine
 
-/// RFC 6265 §5.1.1's cookie-date algorithm, which accepts far more than the IMF-fixdate
+/// RFC 6265 §5.1.1's cookie-date algorithm, which accepts far more than the three forms
 /// `HTTPDate` reads.
 @Suite("Cookie dates (RFC 6265 §5.1.1)")
 struct CookieDateTests {

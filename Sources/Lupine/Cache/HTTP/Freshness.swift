@@ -29,7 +29,7 @@ struct Freshness: Sendable, Equatable {
 
     init(status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date) {
         let control = CacheControl(headers)
-        let date = headers.first(name: "Date").flatMap { CacheDate.parse($0, now: responseTime) }
+        let date = headers.first(name: "Date").flatMap { HTTPDate.parse($0, now: responseTime) }
         // A Date after the response arrived is the server's clock running ahead: it must not
         // stretch a heuristic lifetime (Expires is read relative to Date, as §4.2.1 says).
         let dateValue = min(date ?? responseTime, responseTime)
@@ -42,10 +42,10 @@ struct Freshness: Sendable, Equatable {
             self.lifetime = TimeInterval(maxAge)
         } else if let expires = headers.first(name: "Expires") {
             // An invalid Expires (`0`, `-1`, garbage) means already expired (§5.3).
-            let lifetime = CacheDate.parse(expires, now: responseTime).map { $0.timeIntervalSince(date ?? responseTime) } ?? 0
+            let lifetime = HTTPDate.parse(expires, now: responseTime).map { $0.timeIntervalSince(date ?? responseTime) } ?? 0
             self.lifetime = max(0, lifetime)
         } else if Self.heuristicStatuses.contains(status) || control.isPublic,
-            let modified = headers.first(name: "Last-Modified").flatMap({ CacheDate.parse($0, now: responseTime) })
+            let modified = headers.first(name: "Last-Modified").flatMap({ HTTPDate.parse($0, now: responseTime) })
         {
             let lifetime = dateValue.timeIntervalSince(modified) / 10
             self.lifetime = min(max(0, lifetime), Self.heuristicCap)

@@ -2,8 +2,13 @@ import Foundation
 
 /// HTTP dates in all three forms a recipient must accept (RFC 9110 §5.6.7): IMF-fixdate
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`)
-/// and asctime (`Sun Nov  6 08:49:37 1994`). Parsed by hand: a cache reads several per response.
-enum CacheDate {
+/// and asctime (`Sun Nov  6 08:49:37 1994`), as `Date`, `Expires`, `Last-Modified` and
+/// `Retry-After` carry them.
+///
+/// Parsed by hand, byte by byte, with no `DateFormatter`: Foundation's formatter traps on some
+/// bytes a server can send (a `Last-Modified` with non-ASCII bytes in its zone killed downloads),
+/// and a cache reads several dates per response.
+enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// The instant `text` names, or `nil` when it is none of the three forms (`0`, `-1`, garbage).
@@ -40,6 +45,13 @@ enum CacheDate {
         let days = CivilDate.daysSinceEpoch(year: yearNumber, month: monthIndex + 1, day: dayNumber)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + min(second, 59)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// Whether a response's `Last-Modified` is a strong validator, which `If-Range` may carry: it
+    /// must be at least one second before the response's own `Date` (RFC 9110 §8.8.2.2).
+    static func isStrongValidator(lastModified: String, date: String?) -> Bool {
+        guard let modified = Self.parse(lastModified), let date = date.flatMap({ Self.parse($0) }) else { return false }
+        return date.timeIntervalSince(modified) >= 1
     }
 
     private static func number(_ text: some StringProtocol, digits: ClosedRange<Int>) -> Int? {
