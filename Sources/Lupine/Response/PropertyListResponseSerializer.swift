@@ -5,7 +5,10 @@ import Foundation
 ///
 /// The value is the property list made `Sendable`: dictionaries are `[String: any Sendable]`,
 /// arrays `[any Sendable]`, and the leaves `String`, `Int`, `Double`, `Bool`, `Date` and `Data`.
-/// An empty body is no value and no error.
+/// An empty body is no value and no error. A binary property list that would crash Foundation on
+/// Linux (one holding a set, or a date that is not a number) fails with
+/// ``LupineError/ResponseSerializationFailureReason/propertyListSerializationFailed(reason:)``
+/// before Foundation sees it.
 public struct PropertyListResponseSerializer: ResponseSerializer {
     /// The status codes that pass validation (default 200..<300).
     public var acceptableStatusCodes: IndexSet
@@ -25,6 +28,9 @@ public struct PropertyListResponseSerializer: ResponseSerializer {
     public func serialize(head: ResponseHead?, data: [UInt8], request: Request?) -> SerializedResponse<any Sendable> {
         self.validateThenParse(head: head, data: data) { () throws(LupineError) -> (any Sendable)? in
             guard !data.isEmpty else { return nil }
+            if let refusal = BinaryPropertyListGuard.refusal(of: data) {
+                throw .responseSerializationFailed(.propertyListSerializationFailed(reason: refusal))
+            }
             let object: Any
             do {
                 object = try PropertyListSerialization.propertyList(from: Data(data), options: [], format: nil)

@@ -11,7 +11,8 @@ import FoundationXML
 /// The body is first checked to be well formed with `XMLParser`: `XMLDocument` silently repairs
 /// some malformed documents (and on Linux traps on a body that is not XML at all), so a malformed
 /// document fails with ``LupineError/ResponseSerializationFailureReason/xmlParsingFailed(reason:)``
-/// whatever ``options`` say. An empty body is no value and no error.
+/// whatever ``options`` say. An empty body is no value and no error. Documents that Foundation on
+/// Linux would crash on are refused as ``XMLParserResponseSerializer`` refuses them.
 public struct XMLDocumentResponseSerializer: ResponseSerializer {
     /// The status codes that pass validation (default 200..<300).
     public var acceptableStatusCodes: IndexSet

@@ -8,6 +8,12 @@ import Foundation
 /// document fails with ``LupineError/ResponseSerializationFailureReason/xmlParsingFailed(reason:)``;
 /// to drive a parser of your own, make one from the response's `data`. An empty body is no value
 /// and no error. External entities are never resolved.
+///
+/// Foundation's parser on Linux crashes the process on some documents a server can send, so they
+/// fail with the same error before it sees them: bytes that are not UTF-8 (or a NUL byte), an
+/// encoding other than UTF-8 declared, an internal DTD subset (`<!DOCTYPE r [ … ]>`; a
+/// `<!DOCTYPE>` naming an external DTD is read) and a processing instruction without data
+/// (`<?pi?>`).
 public struct XMLParserResponseSerializer: ResponseSerializer {
     /// The status codes that pass validation (default 200..<300).
     public var acceptableStatusCodes: IndexSet

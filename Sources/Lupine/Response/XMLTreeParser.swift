@@ -11,8 +11,12 @@ enum XMLTreeParser {
     /// walked or freed, so a deeper document is refused.
     static let maximumDepth = 256
 
-    /// The root element of the document in `data`.
+    /// The root element of the document in `data`. A document Foundation's parser cannot be
+    /// given safely (`XMLInputGuard`) is refused before it sees it.
     static func rootElement(of data: [UInt8]) throws(LupineError) -> ParsedXMLElement {
+        if let refusal = XMLInputGuard.refusal(of: data) {
+            throw .responseSerializationFailed(.xmlParsingFailed(reason: refusal))
+        }
         let parser = XMLParser(data: Data(data))
         parser.shouldResolveExternalEntities = false
         let builder = XMLTreeBuilder()
