@@ -3,6 +3,31 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
+// The life of one request in this engine, and the type that owns each step:
+//
+//     NIOTransport.execute(_:)           validates the head, derives the PoolKey, makes the Attempt
+//       run(_:body:replayable:produce:)  one attempt, and a replay on a new connection when a
+//       |                                reused one was closed before any response byte
+//       send(_:attempt:isRetry:produce:) a PendingRequest, leased from the pool
+//         ConnectionPool.lease           one event, one lock: ConnectionPoolStateMachine decides
+//         |  connection free ----------> .deliver at once, on the caller's thread
+//         |  none free ----------------> queued (retries at the head), .createConnection while
+//         |                              fewer connect than wait, up to the per-host limit;
+//         |                              ConnectionFactory: resolve, connect, TLS + trust hook
+//         |  a connection frees -------> .deliver to the next waiter on that connection's loop
+//         |  deadline / cancellation --> the pool's one timer or abandon(_:reason:): .fail
+//         PendingRequest.deliver         starts the request on HTTPConnection, or declines the
+//         |                              connection (cancelled as it came) and it goes back
+//         HTTPClientRequestHandler       performs HTTP1RequestStateMachine's actions: writes head
+//         |                              and body with backpressure, reads the response head
+//       <- TransportResponse             head handed to the caller; the body streams through
+//                                        ResponseBody, reads held back while nobody asks
+//         request ends ----------------> connectionReleased(reusable:): the connection serves
+//                                        the next waiter, parks with an idle deadline, or closes
+//
+// Cancellation reaches every stage: in the queue (the waiter fails), as it is handed over (the
+// connection is declined), and on the wire (the handler closes the connection mid-exchange).
+
 /// Lupine's HTTP/1.1 engine on SwiftNIO: a connection pool with keep-alive reuse and per-host
 /// limits, streamed request and response bodies with backpressure, decompression, timeouts, TLS
 /// with a trust hook, and per-request metrics.
@@ -206,8 +231,8 @@ public final class NIOTransport: Transport {
             }
             return response
         } onCancel: {
-            if pending.cancel(), let waiter {
-                self.pool.abandon(waiter, key: attempt.key, reason: .cancelled)
+            if pending.cancel() {
+                self.pool.abandon(waiter, reason: .cancelled)
             }
         }
     }

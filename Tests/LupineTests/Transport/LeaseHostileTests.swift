@@ -99,7 +99,7 @@ import Testing
             try await waitUntil(timeout: .seconds(60), "the pool's connection is idle") {
                 transport.connectionPoolStatistics().allSatisfy { $0.open == $0.idle && $0.open <= 1 }
             }
-            #expect(transport.pool.state.withLockedValue { $0.waiters.isEmpty })
+            #expect(transport.pool.state.withLockedValue { $0.stateMachine.waiters.isEmpty })
             let (response, _) = try await transport.get(server.baseURL.appending("/get"))
             #expect(response.status == .ok)
         }
@@ -173,7 +173,7 @@ import Testing
                 calls.append(Task { try await transport.fetch(request) })
                 cancellations.append(cancellation)
                 try await waitUntil(timeout: .seconds(60), "request \(index) is queued") {
-                    transport.pool.state.withLockedValue { $0.waiters.count } == index
+                    transport.pool.state.withLockedValue { $0.stateMachine.waiters.count } == index
                 }
             }
             // Cancel a GET and an upload while they wait: by handle, and by task.
@@ -216,7 +216,7 @@ import Testing
             let request = TransportRequest(method: .POST, url: server.baseURL.appending("/post"), body: body, cancellation: TransportCancellation())
             calls.append(Task { try await transport.fetch(request) })
             try await waitUntil(timeout: .seconds(60), "request \(index) is queued") {
-                transport.pool.state.withLockedValue { $0.waiters.count } == index + 1
+                transport.pool.state.withLockedValue { $0.stateMachine.waiters.count } == index + 1
             }
         }
         await transport.shutdown()

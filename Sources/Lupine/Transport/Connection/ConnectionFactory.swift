@@ -31,7 +31,7 @@ struct ConnectionFactory: Sendable {
     /// - Parameter onRequestFinished: called on the event loop after each request with whether the
     ///   connection may carry another.
     func makeConnection(
-        id: ConnectionPoolStateMachine.ConnectionID,
+        id: PoolConnectionID,
         key: PoolKey,
         eventLoop: any EventLoop,
         onRequestFinished: @escaping @Sendable (_ reusable: Bool) -> Void

@@ -4,7 +4,7 @@ import NIOCore
 /// One open HTTP/1.1 connection in the pool and the thread-safe way to drive its
 /// ``HTTPClientRequestHandler``.
 final class HTTPConnection: Sendable {
-    let id: ConnectionPoolStateMachine.ConnectionID
+    let id: PoolConnectionID
     let channel: any Channel
     private let handler: NIOLoopBound<HTTPClientRequestHandler>
     /// Connection-setup timings, copied into the metrics of the first request only.
@@ -15,7 +15,7 @@ final class HTTPConnection: Sendable {
     private let servedRequests = NIOLockedValueBox(0)
 
     init(
-        id: ConnectionPoolStateMachine.ConnectionID,
+        id: PoolConnectionID,
         channel: any Channel,
         handler: NIOLoopBound<HTTPClientRequestHandler>,
         setupMetrics: TransportMetrics

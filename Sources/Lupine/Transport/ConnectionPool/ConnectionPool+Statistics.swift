@@ -11,18 +11,16 @@ struct ConnectionPoolStatistics: Sendable, Equatable {
 extension ConnectionPool {
     /// What each pool holds now, one entry per scheme, host and port, in the order of their names.
     func statistics() -> [ConnectionPoolStatistics] {
-        let byPool: [String: ConnectionPoolStatistics] = self.state.withLockedValue { state in
+        let byPool: [String: ConnectionPoolStatistics] = self.state.withLockedValue { locked in
             var byPool: [String: ConnectionPoolStatistics] = [:]
-            for (key, host) in state.hosts {
+            for (key, host) in locked.stateMachine.hosts {
                 let name = key.description
                 var entry = byPool[name] ?? ConnectionPoolStatistics(pool: name, open: 0, idle: 0)
-                for connection in host.stateMachine.connections.values {
-                    switch connection {
-                    case .connecting: break
-                    case .idle:
-                        entry.open += 1
+                for connection in host.connections.values {
+                    guard case .open(_, let carrying, _, _, _) = connection else { continue }
+                    entry.open += 1
+                    if carrying == 0 {
                         entry.idle += 1
-                    case .leased: entry.open += 1
                     }
                 }
                 byPool[name] = entry

@@ -1,230 +1,396 @@
 import NIOCore
 
-/// The pool's decisions for one ``PoolKey``, kept free of sockets and clocks so every rule can be
-/// tested with plain values. The ``ConnectionPool`` feeds it events and performs the actions it returns.
-///
-/// Rules: at most `maximumConnections` connections (connecting, idle or leased); waiting requests
-/// are served in arrival order, except that retries after a stale connection go first, in their
-/// own order (each arrived before everything queued behind it); an idle connection is handed out
-/// before a new one is made; an idle connection is closed after its idle timer fires unless it
-/// was used in between; a request that requires a new connection (such a retry) is only ever
-/// given a fresh one, and a used connection goes to the first waiter that does not.
-struct ConnectionPoolStateMachine {
-    typealias ConnectionID = Int
-    typealias WaiterID = Int
+/// The numbers that name a pool's connections and waiting requests, unique within one pool.
+typealias PoolConnectionID = Int
+typealias PoolWaiterID = Int
 
-    enum ConnectionState: Equatable {
-        case connecting
-        /// Parked; `generation` tells a current idle timer from a stale one.
-        case idle(generation: Int)
-        case leased
+/// The whole state of a ``ConnectionPool``, kept free of sockets, locks and clocks, so every rule
+/// and every race between events is a test with plain values. The pool feeds it one event at a
+/// time under its lock (the time of day included) and performs the actions it returns.
+///
+/// It holds every key's connections and queue, every waiting request with how to deliver to it,
+/// the deadlines of waiting requests and idle connections, and when the pool's one timer is due.
+/// `Connection` and `Delivery` are what the pool hands over (an open connection and how to start
+/// a request on it); tests use plain values.
+///
+/// Rules, per key:
+/// - at most `maximumConnections` connections, connecting or open;
+/// - an open connection carries at most `capacity` requests at once (1 for HTTP/1.1) and is handed
+///   out before a new one is made, the lowest ID first;
+/// - waiting requests are served in arrival order, except that retries after a stale connection
+///   go first, in their own order (each arrived before everything queued behind it);
+/// - a retry is only ever given a connection that has carried no request: a used connection
+///   goes to the first ordinary waiter when connections on their way cover the retries ahead of
+///   it, and is otherwise closed and replaced; an idle used connection is closed when a retry
+///   arrives (the server has likely closed it too);
+/// - an open connection carrying nothing is closed `idleTimeout` after it became idle, unless it
+///   carried a request in between;
+/// - a waiting request fails at its deadline.
+struct ConnectionPoolStateMachine<Key: Hashable, Connection, Delivery> {
+    /// A request waiting for a connection.
+    struct Waiter {
+        let key: Key
+        let delivery: Delivery
+        let deadline: (at: NIODeadline, timeout: TimeAmount)?
+        let requiresNewConnection: Bool
     }
 
-    /// Why a waiter is failed.
-    enum FailureReason: Equatable {
-        case connectFailed
-        case cancelled
-        case timedOut
-        case shutdown
+    /// One connection: on its way, or open.
+    enum ConnectionState {
+        case connecting
+        /// `carrying` requests of at most `capacity`; `hasCarried` once it has carried one; while
+        /// it carries none, `idleUntil` is when it closes.
+        case open(Connection, carrying: Int, capacity: Int, hasCarried: Bool, idleUntil: NIODeadline?)
+    }
 
-        /// The error the waiting request fails with: the connection attempt's own error, or the
-        /// waiter's `timeout` for a deadline that passed.
-        func transportError(connectError: (any Error)?, timeout: TimeAmount?) -> TransportError {
-            switch self {
-            case .connectFailed:
-                return (connectError as? TransportError) ?? .connectionClosedBeforeResponse
-            case .cancelled:
-                return .cancelled
-            case .timedOut:
-                return .requestTimeout(timeout: timeout ?? .zero)
-            case .shutdown:
-                return .shutdown
+    /// One key's connections and the requests waiting for one, retries first.
+    struct Host {
+        var connections: [PoolConnectionID: ConnectionState] = [:]
+        var queue = CircularBuffer<PoolWaiterID>()
+        /// How many waiters at the head of `queue` are retries.
+        var retries = 0
+
+        var isEmpty: Bool { self.connections.isEmpty && self.queue.isEmpty }
+
+        var connectingCount: Int {
+            self.connections.values.reduce(0) { count, state in
+                if case .connecting = state { return count + 1 }
+                return count
             }
         }
     }
 
-    enum Action: Equatable {
-        /// Open a new connection with this ID and report back with `connectionEstablished` or `connectionFailed`.
-        case createConnection(ConnectionID)
-        /// Give the connection to the waiter.
-        case lease(ConnectionID, to: WaiterID)
-        /// Start the idle timer for this generation of the connection's idleness.
-        case scheduleIdleTimeout(ConnectionID, generation: Int)
+    /// What the pool does next. `armTimer` is done under the lock (the timer's handle is kept
+    /// beside this state); everything else after it is released, in order.
+    struct Actions {
+        /// Schedule the pool's timer for this instant, replacing the one scheduled.
+        var armTimer: NIODeadline?
+        var effects: [Effect] = []
+
+        static var none: Actions { Actions() }
+    }
+
+    enum Effect {
+        /// Open a connection for `key`; report back with `connectionEstablished` or `connectionFailed`.
+        case createConnection(PoolConnectionID, Key)
+        /// Start the waiter's request on the connection. One it declines (cancelled as it came) is
+        /// reported back with `connectionReleased(_:reusable: true, now:)`.
+        case deliver(Connection, PoolConnectionID, to: Delivery)
         /// Close the connection.
-        case closeConnection(ConnectionID)
-        /// Fail the waiter.
-        case failWaiter(WaiterID, FailureReason)
+        case close(Connection)
+        /// Fail the waiter's request.
+        case fail(Delivery, PoolWaiterFailure, timeout: TimeAmount?)
     }
 
     let maximumConnections: Int
-    private(set) var connections: [ConnectionID: ConnectionState] = [:]
-    private(set) var waiters = CircularBuffer<WaiterID>()
-    /// The waiters that must be given a connection that has carried no request yet.
-    private var waitersRequiringNewConnection: Set<WaiterID> = []
+    let idleTimeout: TimeAmount
+    private(set) var hosts: [Key: Host] = [:]
+    private(set) var waiters: [PoolWaiterID: Waiter] = [:]
+    /// Which key each connection belongs to.
+    private var keys: [PoolConnectionID: Key] = [:]
+    /// When the pool's timer is due, if it is armed.
+    private(set) var timerDue: NIODeadline?
     private(set) var isShutDown = false
     private var nextConnectionID = 0
-    private var nextGeneration = 0
 
-    init(maximumConnections: Int) {
+    init(maximumConnections: Int, idleTimeout: TimeAmount) {
         self.maximumConnections = max(1, maximumConnections)
+        self.idleTimeout = idleTimeout
     }
 
-    /// No connections and no waiters remain.
-    var isEmpty: Bool { self.connections.isEmpty && self.waiters.isEmpty }
+    // MARK: Events
 
-    /// A request arriving now would be handed an idle connection at once.
-    var canLeaseImmediately: Bool { !self.isShutDown && self.anyIdleConnection() != nil }
-
-    private var connectingCount: Int {
-        var count = 0
-        for state in self.connections.values where state == .connecting {
-            count += 1
+    /// Request `id` (unique, named by the pool) wants a connection to `key`. It is delivered one
+    /// at once when one is free, or queued until ``waiterAbandoned(_:reason:)`` or its deadline.
+    /// `isCancelled` is whether its caller gave up before it got here: the pool registers the
+    /// cancel handler first, which finds no waiter yet, so the request fails here instead.
+    mutating func leaseRequested(
+        _ id: PoolWaiterID,
+        key: Key,
+        delivery: Delivery,
+        requiresNewConnection: Bool,
+        deadline: (at: NIODeadline, timeout: TimeAmount)?,
+        isCancelled: Bool
+    ) -> Actions {
+        guard !self.isShutDown, !isCancelled else {
+            return Actions(effects: [.fail(delivery, isCancelled ? .cancelled : .shutdown, timeout: deadline?.timeout)])
         }
-        return count
-    }
-
-    /// A request wants a connection. With `requiresNewConnection` (a retry after a stale
-    /// connection) it goes to the head of the queue, and an idle connection is closed and
-    /// replaced rather than handed out.
-    mutating func waiterArrived(_ waiter: WaiterID, requiresNewConnection: Bool = false) -> [Action] {
-        if self.isShutDown {
-            return [.failWaiter(waiter, .shutdown)]
+        var host = self.hosts.removeValue(forKey: key) ?? Host()
+        defer { self.store(host, for: key) }
+        var effects: [Effect] = []
+        if let free = Self.freeConnection(in: host, fresh: requiresNewConnection), let delivered = Self.lease(free, in: &host, to: delivery) {
+            return Actions(effects: [delivered])
         }
-        var actions: [Action] = []
-        if let idle = self.anyIdleConnection() {
-            if !requiresNewConnection {
-                self.connections[idle] = .leased
-                return [.lease(idle, to: waiter)]
-            }
-            self.connections[idle] = nil
-            actions.append(.closeConnection(idle))
+        if requiresNewConnection, let (idle, connection) = Self.idleConnection(in: host) {
+            host.connections[idle] = nil
+            self.keys[idle] = nil
+            effects.append(.close(connection))
         }
+        self.waiters[id] = Waiter(key: key, delivery: delivery, deadline: deadline, requiresNewConnection: requiresNewConnection)
         if requiresNewConnection {
-            // Retries wait at the head, the first of them first.
-            let afterRetries = self.waiters.index(self.waiters.startIndex, offsetBy: self.waitersRequiringNewConnection.count)
-            self.waiters.insert(waiter, at: afterRetries)
-            self.waitersRequiringNewConnection.insert(waiter)
+            host.queue.insert(id, at: host.queue.index(host.queue.startIndex, offsetBy: host.retries))
+            host.retries += 1
         } else {
-            self.waiters.append(waiter)
+            host.queue.append(id)
         }
-        actions += self.createConnectionsForWaiters()
-        return actions
+        effects += self.createConnections(for: key, in: &host)
+        return Actions(armTimer: deadline.flatMap { self.arm(until: $0.at) }, effects: effects)
     }
 
-    /// A connection finished connecting.
-    mutating func connectionEstablished(_ connection: ConnectionID) -> [Action] {
-        guard self.connections[connection] == .connecting else { return [.closeConnection(connection)] }
+    /// A waiter gave up (cancelled, or its caller's task was) before it was served; a waiter
+    /// already served or failed is left alone.
+    mutating func waiterAbandoned(_ id: PoolWaiterID, reason: PoolWaiterFailure) -> Actions {
+        guard let waiter = self.dequeue(id) else { return .none }
+        return Actions(effects: [.fail(waiter.delivery, reason, timeout: waiter.deadline?.timeout)])
+    }
+
+    /// A connection finished connecting and can carry `capacity` requests at once.
+    mutating func connectionEstablished(_ id: PoolConnectionID, _ connection: Connection, capacity: Int, now: NIODeadline) -> Actions {
+        guard let key = self.keys[id], case .connecting? = self.hosts[key]?.connections[id], var host = self.hosts.removeValue(forKey: key) else {
+            return Actions(effects: [.close(connection)])
+        }
+        defer { self.store(host, for: key) }
         if self.isShutDown {
-            self.connections[connection] = nil
-            return [.closeConnection(connection)]
+            host.connections[id] = nil
+            self.keys[id] = nil
+            return Actions(effects: [.close(connection)])
         }
-        return self.makeAvailable(connection, isFresh: true)
+        host.connections[id] = .open(connection, carrying: 0, capacity: max(1, capacity), hasCarried: false, idleUntil: nil)
+        return self.makeAvailable(id, of: key, in: &host, now: now)
     }
 
-    /// A connection could not be made. The longest-waiting request fails with the error; the
-    /// others keep waiting for connections still to come.
-    mutating func connectionFailed(_ connection: ConnectionID) -> [Action] {
-        guard self.connections.removeValue(forKey: connection) != nil else { return [] }
-        var actions: [Action] = []
-        if let waiter = self.waiters.popFirst() {
-            self.waitersRequiringNewConnection.remove(waiter)
-            actions.append(.failWaiter(waiter, .connectFailed))
+    /// A connection could not be made. The longest-waiting request of its key fails with the
+    /// error; the others keep waiting for connections still to come.
+    mutating func connectionFailed(_ id: PoolConnectionID) -> Actions {
+        guard let key = self.keys.removeValue(forKey: id), var host = self.hosts.removeValue(forKey: key) else { return .none }
+        defer { self.store(host, for: key) }
+        host.connections[id] = nil
+        var effects: [Effect] = []
+        if let first = host.queue.first, let waiter = self.dequeue(first, in: &host) {
+            effects.append(.fail(waiter.delivery, .connectFailed, timeout: waiter.deadline?.timeout))
         }
-        return actions + self.createConnectionsForWaiters()
+        return Actions(effects: effects + self.createConnections(for: key, in: &host))
     }
 
-    /// A leased connection finished its request; `reusable` when it may carry another.
-    mutating func connectionReleased(_ connection: ConnectionID, reusable: Bool) -> [Action] {
-        guard self.connections[connection] == .leased else { return [] }
+    /// A request on the connection ended; `reusable` when the connection may carry another.
+    mutating func connectionReleased(_ id: PoolConnectionID, reusable: Bool, now: NIODeadline) -> Actions {
+        guard let key = self.keys[id], case .open(let connection, let carrying, let capacity, let hasCarried, _)? = self.hosts[key]?.connections[id],
+            carrying > 0, var host = self.hosts.removeValue(forKey: key)
+        else { return .none }
+        defer { self.store(host, for: key) }
         guard reusable, !self.isShutDown else {
-            self.connections[connection] = nil
-            return [.closeConnection(connection)] + self.createConnectionsForWaiters()
+            host.connections[id] = nil
+            self.keys[id] = nil
+            return Actions(effects: [.close(connection)] + self.createConnections(for: key, in: &host))
         }
-        return self.makeAvailable(connection, isFresh: false)
+        host.connections[id] = .open(connection, carrying: carrying - 1, capacity: capacity, hasCarried: hasCarried, idleUntil: nil)
+        return self.makeAvailable(id, of: key, in: &host, now: now)
     }
 
     /// A connection was closed (by the server, or after an error).
-    mutating func connectionClosed(_ connection: ConnectionID) -> [Action] {
-        guard self.connections.removeValue(forKey: connection) != nil else { return [] }
-        return self.createConnectionsForWaiters()
+    mutating func connectionClosed(_ id: PoolConnectionID) -> Actions {
+        guard let key = self.keys.removeValue(forKey: id), var host = self.hosts.removeValue(forKey: key) else { return .none }
+        defer { self.store(host, for: key) }
+        host.connections[id] = nil
+        return Actions(effects: self.createConnections(for: key, in: &host))
     }
 
-    /// A connection's idle timer fired.
-    mutating func idleTimeoutFired(_ connection: ConnectionID, generation: Int) -> [Action] {
-        guard self.connections[connection] == .idle(generation: generation) else { return [] }
-        self.connections[connection] = nil
-        return [.closeConnection(connection)]
-    }
-
-    /// A waiter gave up (cancelled or past its deadline) before it was served.
-    mutating func waiterAbandoned(_ waiter: WaiterID, reason: FailureReason) -> [Action] {
-        guard let index = self.waiters.firstIndex(of: waiter) else { return [] }
-        self.waiters.remove(at: index)
-        self.waitersRequiringNewConnection.remove(waiter)
-        return [.failWaiter(waiter, reason)]
-    }
-
-    /// The pool shuts down: waiters fail, idle connections close, leased ones close when released.
-    mutating func shutdown() -> [Action] {
-        self.isShutDown = true
-        var actions = self.waiters.map { Action.failWaiter($0, .shutdown) }
-        self.waiters.removeAll()
-        self.waitersRequiringNewConnection.removeAll()
-        for (connection, state) in self.connections.sorted(by: { $0.key < $1.key }) {
-            if case .idle = state {
-                self.connections[connection] = nil
-                actions.append(.closeConnection(connection))
+    /// The pool's timer fired: waiters past their deadline fail, connections idle past theirs
+    /// close, and the timer is armed again for the earliest deadline left.
+    mutating func timerFired(now: NIODeadline) -> Actions {
+        self.timerDue = nil
+        var effects: [Effect] = []
+        var next: NIODeadline?
+        for (id, waiter) in self.waiters.sorted(by: { $0.key < $1.key }) {
+            guard let deadline = waiter.deadline else { continue }
+            if deadline.at <= now {
+                _ = self.dequeue(id)
+                effects.append(.fail(waiter.delivery, .timedOut, timeout: deadline.timeout))
+            } else {
+                next = min(next ?? deadline.at, deadline.at)
             }
         }
-        return actions
+        for key in Array(self.hosts.keys) {
+            guard var host = self.hosts.removeValue(forKey: key) else { continue }
+            for (id, state) in host.connections.sorted(by: { $0.key < $1.key }) {
+                guard case .open(let connection, 0, _, _, let idleUntil?) = state else { continue }
+                if idleUntil <= now {
+                    host.connections[id] = nil
+                    self.keys[id] = nil
+                    effects.append(.close(connection))
+                } else {
+                    next = min(next ?? idleUntil, idleUntil)
+                }
+            }
+            self.store(host, for: key)
+        }
+        guard let next, !self.isShutDown else { return Actions(effects: effects) }
+        return Actions(armTimer: self.arm(until: next), effects: effects)
     }
 
-    /// The idle connection with the lowest ID (a loop: this runs for every request).
-    private func anyIdleConnection() -> ConnectionID? {
-        var lowest: ConnectionID?
-        for (connection, state) in self.connections {
-            if case .idle = state, connection < (lowest ?? .max) {
-                lowest = connection
+    /// The pool shuts down: waiters fail and idle connections close; the pool closes the others.
+    mutating func shutdown() -> Actions {
+        self.isShutDown = true
+        var effects: [Effect] = []
+        for id in self.waiters.keys.sorted() {
+            if let waiter = self.dequeue(id) {
+                effects.append(.fail(waiter.delivery, .shutdown, timeout: waiter.deadline?.timeout))
+            }
+        }
+        for key in Array(self.hosts.keys) {
+            guard var host = self.hosts.removeValue(forKey: key) else { continue }
+            while let (id, connection) = Self.idleConnection(in: host) {
+                host.connections[id] = nil
+                self.keys[id] = nil
+                effects.append(.close(connection))
+            }
+            self.store(host, for: key)
+        }
+        self.timerDue = nil
+        return Actions(effects: effects)
+    }
+
+    /// Every open connection, for the pool to close and wait for as it shuts down.
+    var openConnections: [Connection] {
+        self.hosts.values.flatMap { host in
+            host.connections.values.compactMap { state in
+                if case .open(let connection, _, _, _, _) = state { return connection }
+                return nil
+            }
+        }
+    }
+
+    // MARK: Rules
+
+    /// The open connection with room for one more request, the lowest ID first; with `fresh`,
+    /// only one that has carried no request.
+    private static func freeConnection(in host: Host, fresh: Bool) -> PoolConnectionID? {
+        var lowest: PoolConnectionID?
+        for (id, state) in host.connections {
+            guard case .open(_, let carrying, let capacity, let hasCarried, _) = state, carrying < capacity, !(fresh && hasCarried) else { continue }
+            if id < (lowest ?? .max) {
+                lowest = id
             }
         }
         return lowest
     }
 
-    /// Hands `connection` to the longest waiter, or parks it. A connection that has carried a
-    /// request is not given to a waiter that requires a new one: it goes to the first ordinary
-    /// waiter when connections on their way cover the retries ahead of it, and is otherwise
-    /// closed and replaced.
-    private mutating func makeAvailable(_ connection: ConnectionID, isFresh: Bool) -> [Action] {
-        if let waiter = self.waiters.first {
-            if !isFresh && self.waitersRequiringNewConnection.contains(waiter) {
-                let retries = self.waitersRequiringNewConnection.count
-                if self.connectingCount >= retries, self.waiters.count > retries {
-                    let ordinary = self.waiters.remove(at: self.waiters.index(self.waiters.startIndex, offsetBy: retries))
-                    self.connections[connection] = .leased
-                    return [.lease(connection, to: ordinary)]
-                }
-                self.connections[connection] = nil
-                return [.closeConnection(connection)] + self.createConnectionsForWaiters()
-            }
-            self.waiters.removeFirst()
-            self.waitersRequiringNewConnection.remove(waiter)
-            self.connections[connection] = .leased
-            return [.lease(connection, to: waiter)]
+    /// The open connection carrying nothing with the lowest ID.
+    private static func idleConnection(in host: Host) -> (PoolConnectionID, Connection)? {
+        var lowest: (PoolConnectionID, Connection)?
+        for (id, state) in host.connections {
+            guard case .open(let connection, 0, _, _, _) = state, id < (lowest?.0 ?? .max) else { continue }
+            lowest = (id, connection)
         }
-        self.nextGeneration += 1
-        self.connections[connection] = .idle(generation: self.nextGeneration)
-        return [.scheduleIdleTimeout(connection, generation: self.nextGeneration)]
+        return lowest
+    }
+
+    /// Takes one more request on the open connection `id` and hands it to `delivery`; `nil`
+    /// when `id` is not open (not reached: callers pick an open one).
+    private static func lease(_ id: PoolConnectionID, in host: inout Host, to delivery: Delivery) -> Effect? {
+        guard case .open(let connection, let carrying, let capacity, _, _) = host.connections[id] else { return nil }
+        host.connections[id] = .open(connection, carrying: carrying + 1, capacity: capacity, hasCarried: true, idleUntil: nil)
+        return .deliver(connection, id, to: delivery)
+    }
+
+    /// Gives the open connection `id` to the waiters it has room for, or parks it when it
+    /// carries nothing (see the rule on retries above).
+    private mutating func makeAvailable(_ id: PoolConnectionID, of key: Key, in host: inout Host, now: NIODeadline) -> Actions {
+        var effects: [Effect] = []
+        while case .open(let connection, let carrying, let capacity, let hasCarried, _) = host.connections[id], carrying < capacity,
+            let first = host.queue.first
+        {
+            var next = first
+            if hasCarried, self.waiters[first]?.requiresNewConnection == true {
+                guard host.queue.count > host.retries, carrying > 0 || host.connectingCount >= host.retries else {
+                    guard carrying == 0 else { break }
+                    host.connections[id] = nil
+                    self.keys[id] = nil
+                    return Actions(effects: effects + [.close(connection)] + self.createConnections(for: key, in: &host))
+                }
+                next = host.queue[host.queue.index(host.queue.startIndex, offsetBy: host.retries)]
+            }
+            guard let waiter = self.dequeue(next, in: &host), let delivered = Self.lease(id, in: &host, to: waiter.delivery) else { break }
+            effects.append(delivered)
+        }
+        guard case .open(let connection, 0, let capacity, let hasCarried, _) = host.connections[id] else {
+            return Actions(effects: effects)
+        }
+        let idleUntil = now + self.idleTimeout
+        host.connections[id] = .open(connection, carrying: 0, capacity: capacity, hasCarried: hasCarried, idleUntil: idleUntil)
+        return Actions(armTimer: self.arm(until: idleUntil), effects: effects)
     }
 
     /// Opens connections while more requests wait than connections are being made, up to the limit.
-    private mutating func createConnectionsForWaiters() -> [Action] {
-        var actions: [Action] = []
-        while self.waiters.count > self.connectingCount, self.connections.count < self.maximumConnections {
-            let connection = self.nextConnectionID
+    private mutating func createConnections(for key: Key, in host: inout Host) -> [Effect] {
+        var effects: [Effect] = []
+        var connecting = host.connectingCount
+        while host.queue.count > connecting, host.connections.count < self.maximumConnections, !self.isShutDown {
+            let id = self.nextConnectionID
             self.nextConnectionID += 1
-            self.connections[connection] = .connecting
-            actions.append(.createConnection(connection))
+            host.connections[id] = .connecting
+            self.keys[id] = key
+            connecting += 1
+            effects.append(.createConnection(id, key))
         }
-        return actions
+        return effects
+    }
+
+    /// The instant to arm the timer for, when `due` comes before the one it is armed for.
+    private mutating func arm(until due: NIODeadline) -> NIODeadline? {
+        if let armed = self.timerDue, armed <= due {
+            return nil
+        }
+        self.timerDue = due
+        return due
+    }
+
+    /// Forgets waiter `id`, wherever it waits.
+    private mutating func dequeue(_ id: PoolWaiterID) -> Waiter? {
+        guard let key = self.waiters[id]?.key, var host = self.hosts.removeValue(forKey: key) else { return nil }
+        defer { self.store(host, for: key) }
+        return self.dequeue(id, in: &host)
+    }
+
+    private mutating func dequeue(_ id: PoolWaiterID, in host: inout Host) -> Waiter? {
+        guard let waiter = self.waiters.removeValue(forKey: id), let index = host.queue.firstIndex(of: id) else { return nil }
+        host.queue.remove(at: index)
+        if waiter.requiresNewConnection {
+            host.retries -= 1
+        }
+        return waiter
+    }
+
+    /// Keeps `host` under `key`, or forgets the key when it holds nothing.
+    private mutating func store(_ host: Host, for key: Key) {
+        self.hosts[key] = host.isEmpty ? nil : host
     }
 }
+
+/// Why a waiting request is failed.
+enum PoolWaiterFailure: Equatable {
+    case connectFailed
+    case cancelled
+    case timedOut
+    case shutdown
+
+    /// The error the waiting request fails with: the connection attempt's own error, or the
+    /// waiter's `timeout` for a deadline that passed.
+    func transportError(connectError: (any Error)?, timeout: TimeAmount?) -> TransportError {
+        switch self {
+        case .connectFailed:
+            return (connectError as? TransportError) ?? .connectionClosedBeforeResponse
+        case .cancelled:
+            return .cancelled
+        case .timedOut:
+            return .requestTimeout(timeout: timeout ?? .zero)
+        case .shutdown:
+            return .shutdown
+        }
+    }
+}
+
+extension ConnectionPoolStateMachine: Sendable where Key: Sendable, Connection: Sendable, Delivery: Sendable {}
+extension ConnectionPoolStateMachine.Waiter: Sendable where Key: Sendable, Connection: Sendable, Delivery: Sendable {}
+extension ConnectionPoolStateMachine.ConnectionState: Sendable where Key: Sendable, Connection: Sendable, Delivery: Sendable {}
+extension ConnectionPoolStateMachine.Host: Sendable where Key: Sendable, Connection: Sendable, Delivery: Sendable {}
