@@ -63,6 +63,14 @@ struct PoolModel {
         self.take(self.machine.shutdown())
     }
 
+    /// A pool whose connection 0 carries request 1.
+    static func carryingRequest1(maximumConnections: Int) -> PoolModel {
+        var pool = PoolModel(maximumConnections: maximumConnections)
+        _ = pool.arrive(1)
+        _ = pool.established(0)
+        return pool
+    }
+
     var isEmpty: Bool { self.machine.hosts.isEmpty && self.machine.waiters.isEmpty }
 
     /// How many requests connection `id` carries, or `nil` when it is not open.
@@ -96,9 +104,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     }
 
     @Test func releasedConnectionIsParkedThenReusedAtOnce() {
-        var pool = PoolModel(maximumConnections: 6)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 6)
         #expect(pool.released(0) == [])
         #expect(pool.armed == PoolModel.start + .seconds(60))
         #expect(pool.arrive(2) == [.deliver(0, 0, to: 2)])
@@ -108,9 +114,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     }
 
     @Test func idleTimerClosesAnUnusedConnection() {
-        var pool = PoolModel(maximumConnections: 6)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 6)
         _ = pool.released(0, at: .seconds(1))
         #expect(pool.timer(at: .seconds(60)) == [])
         #expect(pool.armed == PoolModel.start + .seconds(61))
@@ -121,9 +125,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     /// A connection used again and parked again later is timed from its latest idleness, not
     /// from the first (what the old pool's generations were for).
     @Test func aConnectionParkedAgainIsTimedFromItsLatestIdleness() {
-        var pool = PoolModel(maximumConnections: 6)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 6)
         _ = pool.released(0)
         _ = pool.arrive(2)
         _ = pool.released(0, at: .seconds(30))
@@ -158,9 +160,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     }
 
     @Test func nonReusableReleaseClosesAndReplacesForWaiters() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         #expect(pool.arrive(2) == [])
         #expect(pool.released(0, reusable: false) == [.close(0), .createConnection(1, "a")])
         #expect(pool.established(1) == [.deliver(1, 1, to: 2)])
@@ -176,9 +176,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     }
 
     @Test func serverClosingAnIdleConnectionFreesItsSlot() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         _ = pool.released(0)
         #expect(pool.closed(0) == [])
         #expect(pool.arrive(2) == [.createConnection(1, "a")])
@@ -199,9 +197,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     /// The race the old pool kept outside its state machine: a waiter cancelled in the same
     /// instant it is served. Whichever event comes first wins; the other changes nothing.
     @Test func aWaiterServedThenAbandonedKeepsItsConnection() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         _ = pool.arrive(2)
         #expect(pool.released(0) == [.deliver(0, 0, to: 2)])
         #expect(pool.abandon(2) == [])
@@ -224,9 +220,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     }
 
     @Test func aWaiterAbandonedThenServedIsNeverDelivered() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         _ = pool.arrive(2)
         #expect(pool.abandon(2) == [.fail(2, .cancelled, timeout: nil)])
         #expect(pool.released(0) == [])
@@ -235,9 +229,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     /// A waiter past its deadline fails with its timeout; one whose deadline has not come stays,
     /// and the timer is armed for it.
     @Test func theTimerFailsOnlyWaitersPastTheirDeadline() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         #expect(pool.arrive(2, timeout: .seconds(5)) == [])
         #expect(pool.armed == PoolModel.start + .seconds(5))
         #expect(pool.arrive(3, timeout: .seconds(9)) == [])
@@ -269,9 +261,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
     }
 
     @Test func shutdownClosesIdleConnectionsAndRefusesLaterRequests() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         _ = pool.released(0)
         #expect(pool.shutdown() == [.close(0)])
         #expect(pool.arrive(2) == [.fail(2, .shutdown, timeout: nil)])
@@ -313,19 +303,35 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
 /// A retry after a stale connection is only ever given a connection that has carried nothing.
 @Suite struct ConnectionPoolRetryTests {
     @Test func aRetryAfterAStaleConnectionReplacesAnIdleOne() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         _ = pool.released(0)
         #expect(pool.arrive(2, retry: true) == [.close(0), .createConnection(1, "a")])
     }
 
-    @Test func aRetryTakesAFreshIdleConnection() {
+    /// A connection made for a waiter that left is parked unused; the server may close it while
+    /// it waits, so a retry is not sent on it either.
+    @Test func aRetryNeverTakesAParkedConnection() {
         var pool = PoolModel(maximumConnections: 2)
         _ = pool.arrive(1)
         _ = pool.abandon(1)
         #expect(pool.established(0) == [])
-        #expect(pool.arrive(2, retry: true) == [.deliver(0, 0, to: 2)])
+        #expect(pool.arrive(2, retry: true) == [.close(0), .createConnection(1, "a")])
+        #expect(pool.established(1) == [.deliver(1, 1, to: 2)])
+    }
+
+    /// With streams in flight on the only connection the limit allows, retries wait: the
+    /// connection takes no new stream for the ordinary waiters behind them, drains, and is
+    /// replaced.
+    @Test func aRetryIsNotStarvedBehindAMultiplexedConnection() {
+        var pool = PoolModel(maximumConnections: 1)
+        _ = pool.arrive(1)
+        _ = pool.arrive(2)
+        _ = pool.established(0, capacity: 2)
+        _ = pool.arrive(3, retry: true)
+        _ = pool.arrive(4)
+        #expect(pool.released(0) == [])
+        #expect(pool.released(0) == [.close(0), .createConnection(1, "a")])
+        #expect(pool.established(1, capacity: 2) == [.deliver(1, 1, to: 3), .deliver(1, 1, to: 4)])
     }
 
     @Test func aRetryGoesAheadOfWaitersThatCameAfterItAndGetsAFreshConnection() {
@@ -387,9 +393,7 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
 
     /// A retry abandoned while it waits at the head no longer holds the ordinary waiters back.
     @Test func anAbandonedRetryLeavesTheHead() {
-        var pool = PoolModel(maximumConnections: 1)
-        _ = pool.arrive(1)
-        _ = pool.established(0)
+        var pool = PoolModel.carryingRequest1(maximumConnections: 1)
         _ = pool.arrive(2)
         _ = pool.arrive(3, retry: true)
         #expect(pool.abandon(3) == [.fail(3, .cancelled, timeout: nil)])

@@ -194,7 +194,8 @@ import Testing
                 let (_, body) = try await calls[index - 1].value
                 #expect(body == ByteBuffer(string: "r\(index)"))
             }
-            #expect(transport.connectionPoolStatistics().allSatisfy { $0.open == 1 && $0.idle == 1 })
+            // One pool with its one connection parked (a pool whose connections are all gone is not listed).
+            #expect(transport.connectionPoolStatistics().map { [$0.open, $0.idle] } == [[1, 1]])
         }
     }
 

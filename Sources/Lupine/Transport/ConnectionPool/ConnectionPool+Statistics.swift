@@ -9,7 +9,8 @@ struct ConnectionPoolStatistics: Sendable, Equatable {
 }
 
 extension ConnectionPool {
-    /// What each pool holds now, one entry per scheme, host and port, in the order of their names.
+    /// What each pool holds now, one entry per scheme, host and port with a connection or a waiting
+    /// request, in the order of their names.
     func statistics() -> [ConnectionPoolStatistics] {
         let byPool: [String: ConnectionPoolStatistics] = self.state.withLockedValue { locked in
             var byPool: [String: ConnectionPoolStatistics] = [:]

@@ -76,8 +76,9 @@ final class ConnectionPool: Sendable {
     /// Fails queued requests, closes every connection and returns when all are closed.
     func shutdown() async {
         let connections = self.modifyStateAndRunActions { stateMachine in
-            let actions = stateMachine.shutdown()
-            return (stateMachine.openConnections, actions)
+            // Read first: the idle ones the machine closes now are waited for too.
+            let open = stateMachine.openConnections
+            return (open, stateMachine.shutdown())
         }
         // The machine no longer arms the timer; one already armed is cancelled here.
         self.state.withLockedValue { locked in

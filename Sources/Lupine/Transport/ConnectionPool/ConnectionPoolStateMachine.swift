@@ -118,7 +118,7 @@ struct ConnectionPoolStateMachine<Key: Hashable, Connection, Delivery> {
         var host = self.hosts.removeValue(forKey: key) ?? Host()
         defer { self.store(host, for: key) }
         var effects: [Effect] = []
-        if let free = Self.freeConnection(in: host, fresh: requiresNewConnection), let delivered = Self.lease(free, in: &host, to: delivery) {
+        if !requiresNewConnection, let free = Self.freeConnection(in: host), let delivered = Self.lease(free, in: &host, to: delivery) {
             return Actions(effects: [delivered])
         }
         if requiresNewConnection, let (idle, connection) = Self.idleConnection(in: host) {
@@ -262,12 +262,11 @@ struct ConnectionPoolStateMachine<Key: Hashable, Connection, Delivery> {
 
     // MARK: Rules
 
-    /// The open connection with room for one more request, the lowest ID first; with `fresh`,
-    /// only one that has carried no request.
-    private static func freeConnection(in host: Host, fresh: Bool) -> PoolConnectionID? {
+    /// The open connection with room for one more request, the lowest ID first.
+    private static func freeConnection(in host: Host) -> PoolConnectionID? {
         var lowest: PoolConnectionID?
         for (id, state) in host.connections {
-            guard case .open(_, let carrying, let capacity, let hasCarried, _) = state, carrying < capacity, !(fresh && hasCarried) else { continue }
+            guard case .open(_, let carrying, let capacity, _, _) = state, carrying < capacity else { continue }
             if id < (lowest ?? .max) {
                 lowest = id
             }
@@ -302,7 +301,9 @@ struct ConnectionPoolStateMachine<Key: Hashable, Connection, Delivery> {
         {
             var next = first
             if hasCarried, self.waiters[first]?.requiresNewConnection == true {
-                guard host.queue.count > host.retries, carrying > 0 || host.connectingCount >= host.retries else {
+                // A used connection with streams in flight takes no new one while retries wait
+                // for connections nobody is making: it drains, then is replaced for them.
+                guard host.queue.count > host.retries, host.connectingCount >= host.retries else {
                     guard carrying == 0 else { break }
                     host.connections[id] = nil
                     self.keys[id] = nil
@@ -353,7 +354,7 @@ struct ConnectionPoolStateMachine<Key: Hashable, Connection, Delivery> {
     }
 
     private mutating func dequeue(_ id: PoolWaiterID, in host: inout Host) -> Waiter? {
-        guard let waiter = self.waiters.removeValue(forKey: id), let index = host.queue.firstIndex(of: id) else { return nil }
+        guard let index = host.queue.firstIndex(of: id), let waiter = self.waiters.removeValue(forKey: id) else { return nil }
         host.queue.remove(at: index)
         if waiter.requiresNewConnection {
             host.retries -= 1
