@@ -42,10 +42,18 @@ enum XMLInputGuard {
         return nil
     }
 
+    private static let commentStart = Array("<!--".utf8)
+    private static let commentEnd = Array("-->".utf8)
+    private static let cdataStart = Array("<![CDATA[".utf8)
+    private static let cdataEnd = Array("]]>".utf8)
+    private static let doctype = Array("<!DOCTYPE".utf8)
+
     private static let utf8Names: Set<String> = ["utf-8", "utf8"]
     /// Encodings whose ASCII bytes mean what they mean in UTF-8 (httpbin's `/xml` declares
     /// `us-ascii`): a body of ASCII bytes alone is read under them.
-    private static let asciiCompatibleNames: Set<String> = ["us-ascii", "ascii", "iso-8859-1", "latin1", "iso-8859-15", "windows-1252"]
+    private static let asciiCompatibleNames: Set<String> = [
+        "us-ascii", "ascii", "iso-8859-1", "iso8859-1", "latin1", "iso-8859-2", "iso-8859-15", "windows-1252", "cp1252", "shift_jis",
+    ]
 
     /// The encoding the XML declaration at the start names, lowercased, if it names one.
     private static func declaredEncoding(in bytes: [UInt8]) -> String? {
@@ -71,24 +79,33 @@ enum XMLInputGuard {
         for keyword in ["<!ENTITY", "<!NOTATION", "<!ATTLIST", "<!ELEMENT"] where Self.firstIndex(of: Array(keyword.utf8), in: bytes, from: 0, ignoringCase: true) != nil {
             return true
         }
-        var from = bytes.startIndex
-        while let doctype = Self.firstIndex(of: Array("<!DOCTYPE".utf8), in: bytes, from: from, ignoringCase: true) {
-            var index = doctype + 9
-            var quote: UInt8?
-            while index < bytes.endIndex {
-                let byte = bytes[index]
-                if let open = quote {
-                    if byte == open { quote = nil }
-                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                    quote = byte
-                } else if byte == UInt8(ascii: "[") {
-                    return true
-                } else if byte == UInt8(ascii: ">") {
-                    break
+        // One pass: comments and CDATA sections are text (a quote in one must not hide a real
+        // `<!DOCTYPE`'s `[`), a `<!DOCTYPE` is scanned to its end.
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if Self.matches(Self.commentStart, in: bytes, at: index) {
+                index = Self.firstIndex(of: Self.commentEnd, in: bytes, from: index + 4).map { $0 + 3 } ?? bytes.endIndex
+            } else if Self.matches(Self.cdataStart, in: bytes, at: index) {
+                index = Self.firstIndex(of: Self.cdataEnd, in: bytes, from: index + 9).map { $0 + 3 } ?? bytes.endIndex
+            } else if Self.matches(Self.doctype, in: bytes, at: index, ignoringCase: true) {
+                index += 9
+                var quote: UInt8?
+                while index < bytes.endIndex {
+                    let byte = bytes[index]
+                    index += 1
+                    if let open = quote {
+                        if byte == open { quote = nil }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = byte
+                    } else if byte == UInt8(ascii: "[") {
+                        return true
+                    } else if byte == UInt8(ascii: ">") {
+                        break
+                    }
                 }
+            } else {
                 index += 1
             }
-            from = index
         }
         return false
     }
@@ -104,7 +121,8 @@ enum XMLInputGuard {
                 }
                 index += 1
             }
-            from = open + 2
+            // A `<?` inside the run just scanned ends at the same whitespace: one pass in all.
+            from = index
         }
         return nil
     }
@@ -112,18 +130,26 @@ enum XMLInputGuard {
     /// Where `pattern` first occurs in `bytes` at or after `from`; ASCII letters compared without
     /// case when asked.
     private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8], from: Int, ignoringCase: Bool = false) -> Int? {
-        guard !pattern.isEmpty, bytes.count >= pattern.count, from <= bytes.count - pattern.count else { return nil }
-        func folded(_ byte: UInt8) -> UInt8 {
-            ignoringCase && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-        }
-        let first = folded(pattern[0])
+        guard !pattern.isEmpty, bytes.count >= pattern.count, from >= 0, from <= bytes.count - pattern.count else { return nil }
         var index = from
         while index <= bytes.count - pattern.count {
-            if folded(bytes[index]) == first, (1..<pattern.count).allSatisfy({ folded(bytes[index + $0]) == folded(pattern[$0]) }) {
+            if Self.matches(pattern, in: bytes, at: index, ignoringCase: ignoringCase) {
                 return index
             }
             index += 1
         }
         return nil
+    }
+
+    /// Whether `pattern` occurs in `bytes` at `index`.
+    private static func matches(_ pattern: [UInt8], in bytes: [UInt8], at index: Int, ignoringCase: Bool = false) -> Bool {
+        guard index >= 0, bytes.count - index >= pattern.count else { return false }
+        func folded(_ byte: UInt8) -> UInt8 {
+            ignoringCase && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        }
+        for offset in pattern.indices where folded(bytes[index + offset]) != folded(pattern[offset]) {
+            return false
+        }
+        return true
     }
 }

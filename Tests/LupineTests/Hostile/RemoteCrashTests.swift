@@ -118,6 +118,60 @@ import Testing
         }
     }
 
+    /// The hostile pass's findings on the guards themselves: a quote in a comment hid an
+    /// internal subset's `[`, and a run of `<?` without whitespace made the scan quadratic (a
+    /// megabyte of them would not end; it is now one pass).
+    @Test func guardFindingsOfTheHostilePass() throws {
+        let head = try Self.head("application/xml")
+        let hidden = "<!-- <!DOCTYPE it's --><!DOCTYPE r [ <?p d?> <!-- c --> ]><r a='>'/>"
+        let error = XMLParserResponseSerializer().serialize(head: head, data: Array(hidden.utf8), request: nil).error
+        #expect(error?.description.contains("internal DTD subset") == true, "\(String(describing: error))")
+        let run = Array(repeating: Array("<?".utf8), count: 500_000).flatMap { $0 }
+        #expect(XMLParserResponseSerializer().serialize(head: head, data: run, request: nil).error != nil)
+    }
+
+    /// Shared references Foundation copies once per reference: 33 arrays that each name the next
+    /// twice stand for 2^33 objects (a hang, then all memory); one 1,000-byte data object named
+    /// 300,000 times stands for 300 MB.
+    @Test func propertyListsStandingForTooMuchAreRefused() throws {
+        let chain = try #require(Self.bytes(hex: Self.doublingChain))
+        let wide = Self.binaryList(referencesToOneData: 300_000, dataLength: 1_000)
+        for body in [chain, wide] {
+            let error = PropertyListResponseSerializer().serialize(head: try Self.head("application/x-plist"), data: body, request: nil).error
+            #expect(error?.description.contains("shared references") == true, "\(String(describing: error))")
+        }
+        let modest = Self.binaryList(referencesToOneData: 1_000, dataLength: 100)
+        let parsed = PropertyListResponseSerializer().serialize(head: try Self.head("application/x-plist"), data: modest, request: nil)
+        #expect(parsed.error == nil && (parsed.value as? [any Sendable])?.count == 1_000)
+    }
+
+    static let doublingChain =
+        "62706c6973743030a20101a20202a20303a20404a20505a20606a20707a20808a20909a20a0aa20b0ba20c0ca20d0da20e0ea20f0fa21010a21111a21212"
+        + "a21313a21414a21515a21616a21717a21818a21919a21a1aa21b1ba21c1ca21d1da21e1ea21f1fa220201007080b0e1114171a1d202326292c2f323538"
+        + "3b3e4144474a4d505356595c5f626568000000000000010100000000000000210000000000000000000000000000006a"
+
+    /// A binary property list: an array holding `count` references to one data object of
+    /// `dataLength` bytes (object 1), references of one byte, offsets of four.
+    static func binaryList(referencesToOneData count: Int, dataLength: Int) -> [UInt8] {
+        func sized(_ marker: UInt8, _ value: Int) -> [UInt8] {
+            [marker | 0x0F, 0x12] + withUnsafeBytes(of: UInt32(value).bigEndian, Array.init)
+        }
+        var bytes = Array("bplist00".utf8)
+        let arrayOffset = bytes.count
+        bytes += sized(0xA0, count) + [UInt8](repeating: 1, count: count)
+        let dataOffset = bytes.count
+        bytes += sized(0x40, dataLength) + [UInt8](repeating: 0x2A, count: dataLength)
+        let tableOffset = bytes.count
+        for offset in [arrayOffset, dataOffset] {
+            bytes += withUnsafeBytes(of: UInt32(offset).bigEndian, Array.init)
+        }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 1]
+        for value in [2, 0, tableOffset] {
+            bytes += withUnsafeBytes(of: UInt64(value).bigEndian, Array.init)
+        }
+        return bytes
+    }
+
     @Test func anOrdinaryBinaryPropertyListStillParses() throws {
         // An array of the integer 1 and the string "x", in the binary format.
         let body = try #require(Self.bytes(hex: "62706c6973743030a2010210015178080b0d000000000000010100000000000000030000000000000000000000000000000f"))
