@@ -6,7 +6,8 @@ import Foundation
 /// The value is the property list made `Sendable`: dictionaries are `[String: any Sendable]`,
 /// arrays `[any Sendable]`, and the leaves `String`, `Int`, `Double`, `Bool`, `Date` and `Data`.
 /// An empty body is no value and no error. A binary property list that would crash Foundation on
-/// Linux (one holding a set, or a date that is not a number) fails with
+/// Linux (one holding a set, or a date that is not a number) or hang it (one standing for more than
+/// a million objects or 256 MiB once its shared references are followed) fails with
 /// ``LupineError/ResponseSerializationFailureReason/propertyListSerializationFailed(reason:)``
 /// before Foundation sees it.
 public struct PropertyListResponseSerializer: ResponseSerializer {
