@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Every event takes the lock once: the state machine decides, the timer is re-armed under the
 /// lock (its handle lives beside the state), and the rest of the actions run after it is
-/// released (``modifyStateAndRunActions(_:connectError:)``).
+/// released (``modifyStateAndRunActions(connectError:_:)``).
 final class ConnectionPool: Sendable {
     /// How a waiting request is started on the connection it is given, where the connection was
     /// freed (its event loop, for a released one), or failed. Returns whether it took the
