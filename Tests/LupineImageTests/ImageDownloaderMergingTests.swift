@@ -7,7 +7,7 @@ import Testing
 
 /// AFImageDownloaderTests' merging and cancelling behaviours, each download held at a gate of
 /// the test server until the test has set up what it needs.
-@Suite(.timeLimit(.minutes(2))) struct ImageDownloaderMergingTests {
+@Suite(.timeLimit(.minutes(5))) struct ImageDownloaderMergingTests {
     @Test func twoRequestsForOneURLMakeOneServerRequestAndShareItsResponse() async throws {
         try await withDownloaderServer { server, manager in
             let key = "merge-\(UUID().uuidString)"

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// AFImageDownloaderTests' single-download behaviours, over loopback against the test server.
-@Suite(.timeLimit(.minutes(2))) struct ImageDownloaderTests {
+@Suite(.timeLimit(.minutes(5))) struct ImageDownloaderTests {
     @Test func theDefaultsAreAFNetworkings() throws {
         let manager = SessionManager(transport: NIOTransport.shared)
         let downloader = ImageDownloader(sessionManager: manager)

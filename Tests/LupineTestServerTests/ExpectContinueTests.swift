@@ -40,7 +40,7 @@ struct ExpectContinueTests {
         #expect(try response.jsonObject()["bytes"] as? Int == count)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func continueComesBeforeTheBodyIsSentAndOnlyWhenAsked() async throws {
         try await withServer { server in
             let client = try await server.connect()
@@ -70,7 +70,7 @@ struct ExpectContinueTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aRequestRefusedOnItsHeadersGetsItsFinalStatusInsteadOfContinue() async throws {
         // Over the per-request cap: 413; within it but beyond the budget: 503.
         let limits = LupineTestServer.Configuration(requestHeadTimeout: .seconds(60), maximumRequestBodySize: 2000, requestBodyBudget: 1000)
@@ -88,7 +88,7 @@ struct ExpectContinueTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func requestsWithoutABodyGetNoContinue() async throws {
         try await withServer { server in
             let client = try await server.connect()

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Server lifecycle")
 struct LifecycleTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func stopReturnsWithStalledConnectionsOpen() async throws {
         // A minute for each head: the server's own 10 s closed a connection of a loaded run early.
         let server = try await LupineTestServer.start(.init(requestHeadTimeout: .seconds(60)))
@@ -46,7 +46,7 @@ struct LifecycleTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func stoppedServerRefusesConnections() async throws {
         let server = try await LupineTestServer.start()
         await server.stop()

@@ -13,7 +13,7 @@ struct RequestHeadDeadlineTests {
     /// A request head that never ends, for a slowloris to trickle.
     private static let endlessHead = Array(("GET /get HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "é", count: 200)).utf8)
 
-    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(5)), arguments: [false, true])
     func silentAndTricklingConnectionsAreClosed(faultListener: Bool) async throws {
         try await withServer(Self.deadline) { server in
             let url = faultListener ? server.faultsBaseURL : server.baseURL
@@ -54,7 +54,7 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func keepAliveConnectionIsClosedWhenTheNextHeadIsLate() async throws {
         try await withServer(Self.deadline) { server in
             async let main: Bool = {
@@ -73,7 +73,7 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func responsesSlowerThanTheDeadlineAreNotCut() async throws {
         try await withServer(Self.deadline) { server in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -106,7 +106,7 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func bodyThatStopsArrivingIsCutAndItsReservationReturned() async throws {
         try await withServer(Self.deadline) { server in
             let client = try await server.connect()
@@ -117,7 +117,7 @@ struct RequestHeadDeadlineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
         try await withServer(.init(requestHeadTimeout: .seconds(60), maximumConnections: 3)) { server in
             var held: [RawHTTPClient] = []

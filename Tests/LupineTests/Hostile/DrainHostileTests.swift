@@ -44,7 +44,7 @@ import Testing
 
     /// A redirect whose body never ends costs its connection: closed, not left open nor
     /// pooled, and the next request to that listener gets its own answer on a new one.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func anEndlessRedirectBodyClosesItsConnection() async throws {
         try await withSessionManager { server, manager in
             let endless = server.faultsBaseURL.appending("/endless-redirect?to=/own-answer")

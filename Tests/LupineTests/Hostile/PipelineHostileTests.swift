@@ -38,7 +38,7 @@ import Testing
 
     /// A redirect whose body never ends is followed once a little of it is read: the body is
     /// not read until a timeout comes (and with none, for ever).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func aRedirectWithAnEndlessBodyIsFollowedWithoutReadingItAll() async throws {
         try await withSessionManager { server, manager in
             let target = server.baseURL.appending(path: "get").absoluteString
@@ -56,7 +56,7 @@ import Testing
 
     /// A redirect whose thrown-away body is cut short (the server closes mid-body) is still
     /// followed, as curl follows it: the lost body only costs its connection, not the request.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func aRedirectWhoseBodyIsCutShortIsStillFollowed() async throws {
         try await withSessionManager { server, manager in
             let target = server.baseURL.appending(path: "get").absoluteString

@@ -7,7 +7,7 @@ import Testing
 /// A response that breaks in the very read that brought its head (a malformed chunk, a body
 /// cut short by a close or a reset) gives its caller the head and then a body error, or an
 /// error: never a body that ends as if it were whole.
-@Suite(.timeLimit(.minutes(2))) struct ResponseErrorAfterHeadTests {
+@Suite(.timeLimit(.minutes(5))) struct ResponseErrorAfterHeadTests {
     /// How a scripted server breaks the response after `bytes`.
     enum Ending: Sendable, CustomStringConvertible {
         case staysOpen

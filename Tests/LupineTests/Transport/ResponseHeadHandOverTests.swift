@@ -8,7 +8,7 @@ import Testing
 /// ended by the connection's close; after informational heads; without a body (HEAD, 204, 304);
 /// while the request body is still being sent. Each server here is scripted byte by byte, and
 /// a head kept back shows as a test that runs out of time instead of one that hangs.
-@Suite(.timeLimit(.minutes(2))) struct ResponseHeadHandOverTests {
+@Suite(.timeLimit(.minutes(5))) struct ResponseHeadHandOverTests {
     static func request(_ server: ScriptedServer, method: HTTPMethod = .GET, body: TransportRequestBody? = nil) -> TransportRequest {
         TransportRequest(method: method, url: server.url.appending("/scripted"), body: body, cancellation: TransportCancellation())
     }
