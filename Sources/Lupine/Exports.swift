@@ -3,3 +3,4 @@
 @_exported import struct NIOHTTP1.HTTPHeaders
 @_exported import enum NIOHTTP1.HTTPMethod
 @_exported import enum NIOHTTP1.HTTPResponseStatus
+@_exported import struct NIOHTTP1.HTTPVersion

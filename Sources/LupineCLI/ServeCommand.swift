@@ -21,6 +21,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve HTTPS with a certificate chain generated at start.")
     var tls = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Speak HTTP/2: with --tls offered by ALPN beside HTTP/1.1, else HTTP/2 alone to clients with prior knowledge (h2c)."
+        )
+    )
+    var http2 = false
+
     @Option(
         name: .customLong("ca-out"),
         help: ArgumentHelp("With --tls, write the generated root CA certificate (PEM) to this file.", valueName: "path")
@@ -108,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
                 host: host,
                 port: port,
                 tls: tls,
+                http2: http2,
                 idleTimeout: idleTimeout.map { .seconds($0) },
                 requestHeadTimeout: .seconds(headTimeout),
                 maximumRequestBodySize: maximumBodySize,

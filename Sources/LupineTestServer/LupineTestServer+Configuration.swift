@@ -9,6 +9,15 @@ extension LupineTestServer {
         public var port: Int
         /// Whether the main listener serves HTTPS with a certificate chain generated at start.
         public var tls: Bool
+        /// Whether the main listener speaks HTTP/2. Over TLS it offers `h2` and `http/1.1` by
+        /// ALPN and serves what the client picks (HTTP/1.1 to a client that offers nothing); in
+        /// cleartext it speaks HTTP/2 alone, to clients with prior knowledge (h2c, RFC 9113
+        /// §3.3; no `Upgrade: h2c`). An HTTP/2 connection with no open stream for
+        /// ``requestHeadTimeout`` (or ``idleTimeout`` if shorter) is sent a graceful GOAWAY and a
+        /// PING, and closed once as long again has passed after the client acknowledged the PING
+        /// (a client that acknowledges nothing keeps it). `Expect: 100-continue` gets no
+        /// `100 Continue` on such a listener.
+        public var http2: Bool
         /// When set, the main listener closes keep-alive connections that stay idle this long.
         public var idleTimeout: Duration?
         /// When set, the main listener serves HTTPS presenting this chain (whatever ``tls`` says).
@@ -37,6 +46,7 @@ extension LupineTestServer {
             host: String = "127.0.0.1",
             port: Int = 0,
             tls: Bool = false,
+            http2: Bool = false,
             idleTimeout: Duration? = nil,
             certificateChain: ServerCertificateChain? = nil,
             requestHeadTimeout: Duration = .seconds(10),
@@ -47,6 +57,7 @@ extension LupineTestServer {
             self.host = host
             self.port = port
             self.tls = tls
+            self.http2 = http2
             self.idleTimeout = idleTimeout
             self.certificateChain = certificateChain
             self.requestHeadTimeout = requestHeadTimeout

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
@@ -235,6 +236,20 @@ public final class LupineTestServer: Sendable {
             idleTimeout: configuration.idleTimeout.map(TimeAmount.init)
         )
         let tlsConfiguration = try identity?.serverConfiguration()
+        if configuration.http2 {
+            // HTTP/1.1's connections close once no head comes within the deadline after the
+            // last response; an HTTP/2 one says GOAWAY (and PING) once it has had no stream for
+            // as long, and closes as long again after the client acknowledged the PING.
+            let idle = min(configuration.idleTimeout ?? configuration.requestHeadTimeout, configuration.requestHeadTimeout)
+            let http2 = HTTP2ChannelConfiguration(idleTimeout: idle, gracefulCloseTimeout: idle, streamConfiguration: http1)
+            return HTTPServerBuilder { responder in
+                guard let tlsConfiguration else {
+                    return TrackedChildChannel(base: HTTP2Channel(responder: responder, configuration: http2), registry: registry)
+                }
+                let negotiating = try HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, configuration: http2, responder: responder)
+                return TrackedChildChannel(base: negotiating, registry: registry)
+            }
+        }
         return HTTPServerBuilder { responder in
             let base = HTTP1Channel(responder: responder, configuration: http1)
             guard let tlsConfiguration else {

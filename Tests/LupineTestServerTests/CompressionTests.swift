@@ -4,18 +4,7 @@ import Testing
 
 @Suite("Compressed responses")
 struct CompressionTests {
-    /// What `curl ARGUMENTS` prints on standard output; its standard error is in the issue when it fails.
-    private static func curl(_ arguments: [String]) async throws -> Data {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-curl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let (stdout, stderr) = (folder.appendingPathComponent("stdout"), folder.appendingPathComponent("stderr"))
-        let exit = try await ChildProcess.start(URL(fileURLWithPath: "/usr/bin/curl"), arguments, in: folder, stdout: stdout, stderr: stderr).wait()
-        #expect(exit.status == 0, "\(String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self))")
-        return try Data(contentsOf: stdout)
-    }
-
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")), arguments: [("gzip", "gzipped"), ("deflate", "deflated")])
+    @Test(.enabled(if: Curl.isInstalled), arguments: [("gzip", "gzipped"), ("deflate", "deflated")])
     func compressedEndpointsDecodeToHTTPBinJSON(encoding: String, flag: String) async throws {
         try await withServer { server in
             let client = try await server.connect()
@@ -26,7 +15,9 @@ struct CompressionTests {
 
             // curl, an independent client, inflates it (URLSession on Linux was seen to fail to
             // connect here at once, for no reason of the server's).
-            let data = try await Self.curl(["-sS", "--compressed", server.baseURL.appendingPathComponent(encoding).absoluteString])
+            let curl = try await Curl.run(["-sS", "--compressed", server.baseURL.appendingPathComponent(encoding).absoluteString])
+            #expect(curl.status == 0, "\(curl.stderr)")
+            let data = curl.stdout
             let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(json[flag] as? Bool == true)
             #expect(json["method"] as? String == "GET")

@@ -8,12 +8,16 @@ public struct ResponseHead: Sendable {
     public var headers: HTTPHeaders
     /// The URL of the request this response answers.
     public var url: URL
+    /// The HTTP version the response came in: 2.0 over HTTP/2, 1.1 otherwise (a response made
+    /// here or read back from a cache included).
+    public var version: HTTPVersion
 
     /// Creates a response head.
-    public init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], url: URL) {
+    public init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], url: URL, version: HTTPVersion = .http1_1) {
         self.status = status
         self.headers = headers
         self.url = url
+        self.version = version
     }
 
     /// The status code.

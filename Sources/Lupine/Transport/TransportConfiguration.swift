@@ -1,6 +1,6 @@
 import NIOCore
 
-/// Settings of a ``NIOTransport``: pool limits, timeouts, decompression and server trust.
+/// Settings of a ``NIOTransport``: pool limits, timeouts, decompression, server trust and HTTP versions.
 public struct TransportConfiguration: Sendable {
     /// The most connections kept open to one scheme, host, port and trust setting. Further requests wait in order.
     public var maximumConnectionsPerHost: Int
@@ -21,6 +21,9 @@ public struct TransportConfiguration: Sendable {
     /// Fixed IP addresses for host names (lowercase), used instead of name resolution, as curl's
     /// `--resolve`: `["api.example.test": "127.0.0.1"]`. TLS still sends, and checks, the name.
     public var hostAddresses: [String: String]
+    /// Which HTTP versions connections speak: by default `https` offers HTTP/2 and HTTP/1.1 by
+    /// ALPN and speaks what the server picks.
+    public var httpVersion: HTTPVersionSelection
 
     /// Creates a configuration; every parameter has the default a browser-like client would use.
     public init(
@@ -32,7 +35,8 @@ public struct TransportConfiguration: Sendable {
         decompressesResponses: Bool = true,
         decompressionLimit: DecompressionLimit = .default,
         serverTrustEvaluator: ServerTrustEvaluator = .system,
-        hostAddresses: [String: String] = [:]
+        hostAddresses: [String: String] = [:],
+        httpVersion: HTTPVersionSelection = .automatic
     ) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
         self.idleConnectionTimeout = idleConnectionTimeout
@@ -43,5 +47,6 @@ public struct TransportConfiguration: Sendable {
         self.decompressionLimit = decompressionLimit
         self.serverTrustEvaluator = serverTrustEvaluator
         self.hostAddresses = hostAddresses
+        self.httpVersion = httpVersion
     }
 }

@@ -34,7 +34,7 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The server answered (2xx) before the streamed request body was complete, then closed the
     /// connection before taking the rest of it: `sentBytes` of the body were written.
     case connectionClosedMidUpload(sentBytes: Int, declaredBytes: Int?)
-    /// The server's response violated HTTP/1.1; `reason` says how, as a sentence
+    /// The server's response violated HTTP/1.1 or HTTP/2; `reason` says how, as a sentence
     /// (`the server's response is not HTTP/1.x`).
     case invalidResponse(reason: String)
     /// The compressed body inflated beyond `limit` (a decompression bomb): `inflatedBytes` from

@@ -43,8 +43,13 @@ enum ExchangeFormatter {
         return saysNone || [.POST, .PUT, .PATCH].contains(request.method) ? ["Content-Length: 0"] : []
     }
 
+    /// The response head; an HTTP/2 one as curl shows it, `HTTP/2 200` (HTTP/2 has no reason phrase).
     static func responseHead(_ head: ResponseHead) -> String {
-        var lines = ["HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"]
+        let statusLine =
+            head.version.major == 2
+            ? "HTTP/2 \(head.statusCode)"
+            : "HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"
+        var lines = [statusLine]
         lines += head.headers.map { "\($0.name): \($0.value)" }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -109,10 +109,11 @@ struct HTTPExchange {
         do {
             var request = try self.makeRequest()
             // Without Accept-Encoding, the transport asks for no encoding and inflates none.
-            let manager =
-                self.options.removesAcceptEncoding
-                ? HTTPSessionManager(baseURL: request.url, configuration: TransportConfiguration(decompressesResponses: false))
-                : HTTPSessionManager(baseURL: request.url)
+            let configuration = TransportConfiguration(
+                decompressesResponses: !self.options.removesAcceptEncoding,
+                httpVersion: self.options.httpVersion
+            )
+            let manager = HTTPSessionManager(baseURL: request.url, configuration: configuration)
             try manager.setSecurityPolicy(self.options.securityPolicy())
             manager.maximumRedirects = self.options.maxRedirects
             if let policy = self.options.retryPolicy {

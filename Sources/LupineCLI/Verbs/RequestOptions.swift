@@ -103,7 +103,29 @@ struct RequestOptions: ParsableArguments {
     @Flag(name: .customLong("no-domain-validation"), help: "Do not check that the certificate names the host.")
     var noDomainValidation = false
 
+    @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only: https offers only http/1.1 by ALPN.")
+    var http11 = false
+
+    @Flag(name: .customLong("http2"), help: "Offer HTTP/2 to https servers by ALPN, beside HTTP/1.1 (the default); http stays HTTP/1.1.")
+    var http2 = false
+
+    @Flag(
+        name: .customLong("http2-prior-knowledge"),
+        help: "Speak HTTP/2 only: to http servers without asking (h2c), to https servers offering only h2 by ALPN."
+    )
+    var http2PriorKnowledge = false
+
+    /// The HTTP versions the flags ask for.
+    var httpVersion: HTTPVersionSelection {
+        if http11 { return .http1 }
+        if http2PriorKnowledge { return .http2PriorKnowledge }
+        return .automatic
+    }
+
     func validate() throws {
+        if [http11, http2, http2PriorKnowledge].filter({ $0 }).count > 1 {
+            throw ValidationError("--http1.1, --http2 and --http2-prior-knowledge exclude each other.")
+        }
         if !pinnedCertificateFiles.isEmpty && !pinnedKeyFiles.isEmpty {
             throw ValidationError("--pin-cert and --pin-key exclude each other.")
         }

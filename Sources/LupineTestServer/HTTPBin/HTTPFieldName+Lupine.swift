@@ -9,4 +9,7 @@ extension HTTPFieldName {
     ///
     /// The literal is a valid token, so the failable initializer cannot fail.
     static let lupineConnectionID = HTTPFieldName("X-Lupine-Connection-ID")!
+
+    /// The header naming the protocol a main-listener request came over: `h2` or `http/1.1`.
+    static let lupineProtocol = HTTPFieldName("X-Lupine-Protocol")!
 }

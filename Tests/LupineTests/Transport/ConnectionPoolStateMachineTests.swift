@@ -53,6 +53,14 @@ struct PoolModel {
         self.take(self.machine.connectionClosed(id))
     }
 
+    mutating func capacityChanged(_ id: Int, to capacity: Int) -> [Effect] {
+        self.take(self.machine.connectionCapacityChanged(id, capacity: capacity, now: Self.start))
+    }
+
+    mutating func goingAway(_ id: Int) -> [Effect] {
+        self.take(self.machine.connectionGoingAway(id))
+    }
+
     /// The timer fires at `offset` after the start.
     mutating func timer(at offset: TimeAmount) -> [Effect] {
         self.armed = nil
@@ -297,6 +305,37 @@ extension ConnectionPoolStateMachine.Effect: Equatable where Connection: Equatab
         #expect(pool.released(0) == [])
         #expect(pool.arrive(6) == [.deliver(0, 0, to: 6)])
         #expect(pool.carrying(0) == 3)
+    }
+
+    /// An HTTP/2 server that raises its stream limit gets the waiters at once; one that lowers
+    /// it keeps the streams in flight and takes new ones only below the new limit.
+    @Test func aChangedStreamLimitIsFollowed() {
+        var pool = PoolModel(maximumConnections: 1)
+        for label in 1...5 {
+            _ = pool.arrive(label)
+        }
+        #expect(pool.established(0, capacity: 2) == [.deliver(0, 0, to: 1), .deliver(0, 0, to: 2)])
+        #expect(pool.capacityChanged(0, to: 4) == [.deliver(0, 0, to: 3), .deliver(0, 0, to: 4)])
+        #expect(pool.capacityChanged(0, to: 1) == [])
+        #expect(pool.released(0) == [])
+        #expect(pool.released(0) == [])
+        #expect(pool.released(0) == [])
+        #expect(pool.released(0) == [.deliver(0, 0, to: 5)])
+        #expect(pool.capacityChanged(7, to: 10) == [])
+    }
+
+    /// After a GOAWAY the connection takes no new request: the pool forgets it (it closes itself
+    /// once its streams end, and their releases change nothing) and opens another for waiters.
+    @Test func aConnectionGoingAwayIsReplacedForTheWaiters() {
+        var pool = PoolModel(maximumConnections: 1)
+        _ = pool.arrive(1)
+        _ = pool.established(0, capacity: 100)
+        #expect(pool.goingAway(0) == [])
+        #expect(pool.machine.openConnections == [])
+        #expect(pool.arrive(2) == [.createConnection(1, "a")])
+        #expect(pool.released(0) == [])
+        #expect(pool.closed(0) == [])
+        #expect(pool.established(1, capacity: 100) == [.deliver(1, 1, to: 2)])
     }
 }
 

@@ -30,7 +30,7 @@ extension RequestExecutor {
             var transportRequest = TransportRequest(sent, progress: task.delegate, cancellation: task.transportCancellation)
             transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
             let response = try await self.transport.execute(transportRequest)
-            let head = ResponseHead(status: response.status, headers: response.headers, url: request.url)
+            let head = ResponseHead(status: response.status, headers: response.headers, url: request.url, version: response.version)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))
             if let jar = self.features.cookieStorage, head.headers.contains(name: "Set-Cookie"), let cookieURL = request.cookieURL {
                 jar.storeCookies(fromSetCookieValues: head.headers["Set-Cookie"], for: cookieURL)

@@ -1,12 +1,14 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
 /// Opens connections for the pool: resolves the host, connects (happy eyeballs over IPv4 and
-/// IPv6), performs the TLS handshake with the trust hook, and builds the HTTP/1.1 pipeline.
+/// IPv6), performs the TLS handshake with the trust hook (ALPN offering what the configuration
+/// allows), and builds the pipeline of the HTTP version the connection speaks.
 struct ConnectionFactory: Sendable {
     let configuration: TransportConfiguration
     /// The TLS context shared by all connections, or why it could not be made (reported per `https` request).
@@ -16,7 +18,7 @@ struct ConnectionFactory: Sendable {
         self.configuration = configuration
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
-        tls.applicationProtocols = ["http/1.1"]
+        tls.applicationProtocols = configuration.httpVersion.applicationProtocols
         // Verification, host name included, is done by the trust hook (a custom verification
         // callback): NIOSSL's own host name check would overrule a policy that skips it.
         tls.certificateVerification = .noHostnameVerification
@@ -26,18 +28,28 @@ struct ConnectionFactory: Sendable {
         self.sslContext = Result { try NIOSSLContext(configuration: tls) }
     }
 
-    /// Opens a connection to `key` on `eventLoop`.
-    ///
-    /// - Parameter onRequestFinished: called on the event loop after each request with whether the
-    ///   connection may carry another.
+    /// What a connection tells the pool after it is established. Each is called on the
+    /// connection's event loop.
+    struct Events: Sendable {
+        /// A request ended; `reusable` when the connection may carry another.
+        let requestFinished: @Sendable (_ reusable: Bool) -> Void
+        /// An HTTP/2 server changed how many streams it takes at once.
+        let capacityChanged: @Sendable (Int) -> Void
+        /// An HTTP/2 server sent GOAWAY: the connection takes no new request.
+        let goingAway: @Sendable () -> Void
+    }
+
+    /// Opens a connection to `key` on `eventLoop`, in HTTP/1.1 or HTTP/2 as the configuration's
+    /// ``HTTPVersionSelection`` and the server's ALPN choice decide, and says how many requests
+    /// it carries at once (1, or the HTTP/2 server's stream limit).
     func makeConnection(
         id: PoolConnectionID,
         key: PoolKey,
         eventLoop: any EventLoop,
-        onRequestFinished: @escaping @Sendable (_ reusable: Bool) -> Void
-    ) -> EventLoopFuture<HTTPConnection> {
+        events: Events
+    ) -> EventLoopFuture<(connection: HTTPConnection, capacity: Int)> {
         let setup = MetricsRecorder()
-        let connected = eventLoop.makePromise(of: HTTPConnection.self)
+        let connected = eventLoop.makePromise(of: (connection: HTTPConnection, capacity: Int).self)
         let connectTimeout = self.configuration.connectTimeout
         let timeout = eventLoop.scheduleTask(in: connectTimeout) {
             connected.fail(TransportError.connectTimeout(host: key.host, port: key.port, timeout: connectTimeout))
@@ -45,8 +57,6 @@ struct ConnectionFactory: Sendable {
         connected.futureResult.whenComplete { _ in timeout.cancel() }
 
         let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
-        let decompression = self.configuration.decompressesResponses
-        let decompressionLimit = self.configuration.decompressionLimit
         let sslContext = self.sslContext
 
         var bootstrap = ClientBootstrap(group: eventLoop)
@@ -75,18 +85,7 @@ struct ConnectionFactory: Sendable {
                         try sync.addHandler(tlsHandler)
                         try sync.addHandler(TLSHandshakeObserver(eventLoop: channel.eventLoop))
                     }
-                    let counters = ByteCountingHandler()
-                    try sync.addHandler(counters)
-                    try sync.addHTTPClientHandlers()
-                    if decompression {
-                        try Self.addDecompression(limit: decompressionLimit, to: sync)
-                    }
-                    let handler = HTTPClientRequestHandler(
-                        eventLoop: channel.eventLoop,
-                        counters: counters,
-                        onRequestFinished: onRequestFinished
-                    )
-                    try sync.addHandler(handler)
+                    try sync.addHandler(ByteCountingHandler())
                 }
             }
 
@@ -106,23 +105,24 @@ struct ConnectionFactory: Sendable {
             case .success(let channel):
                 setup.mark(.connectEnd)
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
-                // Happy eyeballs may have initialised several channels: take the handlers of the one that won.
+                // Happy eyeballs may have initialised several channels: the one that won is
+                // given its HTTP handlers once its handshake (if any) is done, in the same call
+                // that reports the handshake, before any byte after it is read.
                 let pipeline = channel.pipeline.syncOperations
-                guard let handler = try? pipeline.handler(type: HTTPClientRequestHandler.self) else {
-                    connected.fail(TransportError.connectionClosedBeforeResponse)
-                    return
-                }
                 let handshake =
                     (try? pipeline.handler(type: TLSHandshakeObserver.self).handshakeCompleted)
-                    ?? channel.eventLoop.makeSucceededVoidFuture()
-                let boundHandler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                    ?? channel.eventLoop.makeSucceededFuture(nil)
                 handshake.whenComplete { result in
                     switch result {
-                    case .success:
+                    case .success(let negotiated):
                         if key.scheme == .https { setup.mark(.secureConnectionEnd) }
-                        connected.succeed(
-                            HTTPConnection(id: id, channel: channel, handler: boundHandler, setupMetrics: setup.snapshot)
-                        )
+                        let made = Result {
+                            try self.speak(on: channel, id: id, key: key, negotiated: negotiated, setup: setup, events: events)
+                        }
+                        switch made {
+                        case .success(let ready): connected.completeWith(ready)
+                        case .failure(let error): connected.fail(error)
+                        }
                     case .failure(let error):
                         if let rejection = trustRejection.withLockedValue({ $0 }) {
                             connected.fail(
@@ -142,8 +142,91 @@ struct ConnectionFactory: Sendable {
         return connected.futureResult
     }
 
+    /// Adds the handlers of the HTTP version the connection speaks, and says when it is ready:
+    /// at once for HTTP/1.1, at the server's first SETTINGS for HTTP/2.
+    private func speak(
+        on channel: any Channel,
+        id: PoolConnectionID,
+        key: PoolKey,
+        negotiated: String?,
+        setup: MetricsRecorder,
+        events: Events
+    ) throws -> EventLoopFuture<(connection: HTTPConnection, capacity: Int)> {
+        let sync = channel.pipeline.syncOperations
+        let decompressionLimit = self.configuration.decompressesResponses ? self.configuration.decompressionLimit : nil
+        guard self.configuration.httpVersion.speaksHTTP2(scheme: key.scheme, negotiated: negotiated) else {
+            try sync.addHTTPClientHandlers()
+            if let decompressionLimit {
+                try Self.addDecompression(limit: decompressionLimit, to: sync)
+            }
+            let handler = HTTPClientRequestHandler(
+                eventLoop: channel.eventLoop,
+                counters: try sync.handler(type: ByteCountingHandler.self),
+                onRequestFinished: events.requestFinished
+            )
+            try sync.addHandler(handler)
+            let requests = HTTPConnection.Requests.http1(NIOLoopBound(handler, eventLoop: channel.eventLoop))
+            let connection = HTTPConnection(id: id, channel: channel, requests: requests, setupMetrics: setup.snapshot)
+            return channel.eventLoop.makeSucceededFuture((connection, 1))
+        }
+        let http2 = NIOHTTP2Handler(
+            mode: .client,
+            eventLoop: channel.eventLoop,
+            connectionConfiguration: Self.http2Connection,
+            streamConfiguration: Self.http2Stream
+        ) { stream in
+            // Push is off in our SETTINGS, so a server never opens a stream: one that does is refused.
+            stream.close()
+        }
+        try sync.addHandler(http2)
+        let watcher = HTTP2ConnectionWatcher(eventLoop: channel.eventLoop)
+        try sync.addHandler(watcher)
+        let streams = HTTP2Streams(
+            multiplexer: try http2.syncMultiplexer(),
+            channel: channel,
+            scheme: key.scheme,
+            decompressionLimit: decompressionLimit,
+            onStreamFinished: events.requestFinished
+        )
+        watcher.onCapacityChanged = events.capacityChanged
+        watcher.onGoingAway = {
+            streams.goingAway()
+            events.goingAway()
+        }
+        let requests = HTTPConnection.Requests.http2(NIOLoopBound(streams, eventLoop: channel.eventLoop))
+        let connection = HTTPConnection(id: id, channel: channel, requests: requests, setupMetrics: setup.snapshot)
+        return watcher.ready.flatMapErrorThrowing { error in
+            throw TransportError.invalidResponse(
+                reason: "the server did not answer in HTTP/2: \(TransportErrorWords.describe(error))"
+            )
+        }.map { capacity in (connection, capacity) }
+    }
+
+    /// Our HTTP/2 SETTINGS: no server push, header blocks up to 64 KiB (an HPACK bomb past that
+    /// fails its stream), and 1 MiB of body in flight per stream, 4 MiB per connection.
+    private static let http2Connection: NIOHTTP2Handler.ConnectionConfiguration = {
+        var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+        configuration.initialSettings = [
+            HTTP2Setting(parameter: .enablePush, value: 0),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 64 * 1024),
+            HTTP2Setting(parameter: .initialWindowSize, value: Self.http2Stream.targetWindowSize),
+        ]
+        configuration.targetWindowSize = 4 * 1024 * 1024
+        return configuration
+    }()
+
+    private static let http2Stream: NIOHTTP2Handler.StreamConfiguration = {
+        var configuration = NIOHTTP2Handler.StreamConfiguration()
+        configuration.targetWindowSize = 1024 * 1024
+        // A request body is written in parts of up to 64 KiB: one part in flight, as over HTTP/1.1.
+        configuration.outboundBufferSizeHighWatermark = NIOTransport.largestQueuedBody
+        configuration.outboundBufferSizeLowWatermark = NIOTransport.largestQueuedBody / 2
+        return configuration
+    }()
+
     /// NIO's decompressor, without a limit of its own, between the two sides of a ``DecompressionGuard``.
-    private static func addDecompression(limit: DecompressionLimit, to pipeline: ChannelPipeline.SynchronousOperations) throws {
+    static func addDecompression(limit: DecompressionLimit, to pipeline: ChannelPipeline.SynchronousOperations) throws {
         let guardHandlers = DecompressionGuard(limit: limit)
         try pipeline.addHandler(guardHandlers.compressedSide)
         try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .none))

@@ -41,7 +41,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             request: PreparedRequest,
             headPromise: EventLoopPromise<TransportResponse>,
             ended: AwaitedValue<Void>?,
-            counters: ByteCountingHandler
+            counters: any ByteCounter
         ) {
             self.id = id
             self.request = request
@@ -63,12 +63,12 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     /// instead of being woken for the head, then each part, then the end.
     var headToHandOver: (promise: EventLoopPromise<TransportResponse>, response: TransportResponse)?
     let eventLoop: any EventLoop
-    let counters: ByteCountingHandler
+    let counters: any ByteCounter
     let onRequestFinished: (_ reusable: Bool) -> Void
 
     init(
         eventLoop: any EventLoop,
-        counters: ByteCountingHandler,
+        counters: any ByteCounter,
         onRequestFinished: @escaping (_ reusable: Bool) -> Void
     ) {
         self.eventLoop = eventLoop

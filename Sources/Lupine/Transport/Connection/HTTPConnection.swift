@@ -1,12 +1,20 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// One open HTTP/1.1 connection in the pool and the thread-safe way to drive its
-/// ``HTTPClientRequestHandler``.
+/// One open connection in the pool and the thread-safe way to drive its requests: the one
+/// ``HTTPClientRequestHandler`` of an HTTP/1.1 connection, or the streams of an HTTP/2 one.
 final class HTTPConnection: Sendable {
+    /// How the connection carries requests.
+    enum Requests {
+        /// One at a time, through the connection's one handler.
+        case http1(NIOLoopBound<HTTPClientRequestHandler>)
+        /// Each on a stream of its own.
+        case http2(NIOLoopBound<HTTP2Streams>)
+    }
+
     let id: PoolConnectionID
     let channel: any Channel
-    private let handler: NIOLoopBound<HTTPClientRequestHandler>
+    private let requests: Requests
     /// Connection-setup timings, copied into the metrics of the first request only.
     private let setupMetrics: TransportMetrics
     /// The peer as `ip:port`, worked out once: the channel's address is read under a lock and
@@ -17,12 +25,12 @@ final class HTTPConnection: Sendable {
     init(
         id: PoolConnectionID,
         channel: any Channel,
-        handler: NIOLoopBound<HTTPClientRequestHandler>,
+        requests: Requests,
         setupMetrics: TransportMetrics
     ) {
         self.id = id
         self.channel = channel
-        self.handler = handler
+        self.requests = requests
         self.setupMetrics = setupMetrics
         self.remoteAddress = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
     }
@@ -60,10 +68,15 @@ final class HTTPConnection: Sendable {
             }
         }
         let promise = self.eventLoop.makePromise(of: TransportResponse.self)
-        let handler = self.handler
+        let requests = self.requests
         self.eventLoop.execute {
             promise.futureResult.whenComplete { head.deliver($0) }
-            handler.value.start(request, id: served, headPromise: promise, ended: ended)
+            switch requests {
+            case .http1(let handler):
+                handler.value.start(request, id: served, headPromise: promise, ended: ended)
+            case .http2(let streams):
+                streams.value.start(request, id: served, headPromise: promise, ended: ended)
+            }
         }
         return served
     }
@@ -71,33 +84,66 @@ final class HTTPConnection: Sendable {
     /// A writer for the streamed body of request `id`.
     func bodyWriter(of id: HTTPClientRequestHandler.RequestID) -> RequestBodyWriter {
         RequestBodyWriter { chunk in
-            try await self.onEventLoop { $0.writeBodyChunk(chunk, of: id) }
+            try await self.onEventLoop(id) { $0.writeBodyChunk(chunk, of: id) }
         }
     }
 
     /// Ends the streamed body of request `id`.
     func finishBody(of id: HTTPClientRequestHandler.RequestID) async throws {
-        try await self.onEventLoop { $0.finishBody(of: id) }
+        try await self.onEventLoop(id) { $0.finishBody(of: id) }
     }
 
     /// Fails request `id` because its body source failed.
     func failBody(_ error: any Error, of id: HTTPClientRequestHandler.RequestID) {
-        let handler = self.handler
-        self.eventLoop.execute { handler.value.failBody(error, of: id) }
+        self.send(to: id) { $0.failBody(error, of: id) }
     }
 
     /// Cancels request `id` if it is still running on this connection.
     func cancel(_ id: HTTPClientRequestHandler.RequestID) {
-        let handler = self.handler
-        self.eventLoop.execute { handler.value.cancel(id) }
+        self.send(to: id) { $0.cancel(id) }
     }
 
     func close() {
         self.channel.close(promise: nil)
     }
 
-    private func onEventLoop(_ body: @escaping @Sendable (HTTPClientRequestHandler) -> EventLoopFuture<Void>) async throws {
-        let handler = self.handler
-        try await self.eventLoop.flatSubmit { body(handler.value) }.get()
+    /// Runs `body` on the event loop with the handler of request `id` once it has started, if it
+    /// is in flight (an HTTP/1.1 connection's one handler checks the ID itself).
+    private func send(to id: HTTPClientRequestHandler.RequestID, _ body: @escaping @Sendable (HTTPClientRequestHandler) -> Void) {
+        let requests = self.requests
+        self.eventLoop.execute {
+            requests.withHandler(of: id) { $0.map(body) }
+        }
+    }
+
+    /// As ``send(to:_:)``, for a call the caller awaits; a request no longer in flight
+    /// fails it as a closed connection would.
+    private func onEventLoop(
+        _ id: HTTPClientRequestHandler.RequestID,
+        _ body: @escaping @Sendable (HTTPClientRequestHandler) -> EventLoopFuture<Void>
+    ) async throws {
+        let requests = self.requests
+        let eventLoop = self.eventLoop
+        try await eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            let done = eventLoop.makePromise(of: Void.self)
+            requests.withHandler(of: id) { handler in
+                guard let handler else {
+                    done.fail(TransportError.connectionClosedBeforeResponse)
+                    return
+                }
+                done.completeWith(body(handler))
+            }
+            return done.futureResult
+        }.get()
+    }
+}
+
+extension HTTPConnection.Requests {
+    /// On the event loop: runs `body` with the handler that runs request `id`, once it has started.
+    func withHandler(of id: HTTPClientRequestHandler.RequestID, _ body: @escaping (HTTPClientRequestHandler?) -> Void) {
+        switch self {
+        case .http1(let handler): body(handler.value)
+        case .http2(let streams): streams.value.withHandler(of: id, body)
+        }
     }
 }

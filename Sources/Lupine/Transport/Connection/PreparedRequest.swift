@@ -12,7 +12,7 @@ struct PreparedRequest: Sendable {
         case streamed(length: Int?)
     }
 
-    let head: HTTPRequestHead
+    var head: HTTPRequestHead
     let url: URL
     let body: Body
     let metrics: MetricsRecorder

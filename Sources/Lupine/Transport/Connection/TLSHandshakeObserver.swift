@@ -1,16 +1,18 @@
 import NIOCore
 import NIOTLS
 
-/// Reports when its channel's TLS handshake finishes, or the first error before that.
+/// Reports when its channel's TLS handshake finishes, with the protocol ALPN settled on, or the
+/// first error before that.
 final class TLSHandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    private var promise: EventLoopPromise<Void>?
-    /// Succeeds when the handshake completes; fails if the channel errs or goes away first.
-    let handshakeCompleted: EventLoopFuture<Void>
+    private var promise: EventLoopPromise<String?>?
+    /// Succeeds when the handshake completes, with the ALPN protocol (`nil` when the server picked
+    /// none); fails if the channel errs or goes away first.
+    let handshakeCompleted: EventLoopFuture<String?>
 
     init(eventLoop: any EventLoop) {
-        let promise = eventLoop.makePromise(of: Void.self)
+        let promise = eventLoop.makePromise(of: String?.self)
         self.promise = promise
         self.handshakeCompleted = promise.futureResult
     }
@@ -21,8 +23,8 @@ final class TLSHandshakeObserver: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event {
-            self.promise?.succeed()
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            self.promise?.succeed(negotiated)
             self.promise = nil
         }
         context.fireUserInboundEventTriggered(event)

@@ -154,20 +154,21 @@ final class ConnectionPool: Sendable {
     }
 
     private func createConnection(_ id: PoolConnectionID, key: PoolKey) {
-        let connecting = self.factory.makeConnection(
-            id: id,
-            key: key,
-            eventLoop: self.eventLoopGroup.next()
-        ) { [weak self] reusable in
-            self?.release(id, reusable: reusable)
-        }
+        let events = ConnectionFactory.Events(
+            requestFinished: { [weak self] reusable in self?.release(id, reusable: reusable) },
+            capacityChanged: { [weak self] capacity in
+                self?.modifyStateAndRunActions { $0.connectionCapacityChanged(id, capacity: capacity, now: .now()) }
+            },
+            goingAway: { [weak self] in self?.modifyStateAndRunActions { $0.connectionGoingAway(id) } }
+        )
+        let connecting = self.factory.makeConnection(id: id, key: key, eventLoop: self.eventLoopGroup.next(), events: events)
         connecting.whenComplete { result in
             switch result {
-            case .success(let connection):
+            case .success(let (connection, capacity)):
                 connection.channel.closeFuture.whenComplete { [weak self] _ in
                     self?.modifyStateAndRunActions { $0.connectionClosed(id) }
                 }
-                self.modifyStateAndRunActions { $0.connectionEstablished(id, connection, capacity: 1, now: .now()) }
+                self.modifyStateAndRunActions { $0.connectionEstablished(id, connection, capacity: capacity, now: .now()) }
             case .failure(let error):
                 self.modifyStateAndRunActions(connectError: error) { $0.connectionFailed(id) }
             }

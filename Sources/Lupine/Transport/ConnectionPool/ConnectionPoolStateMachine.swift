@@ -187,6 +187,26 @@ struct ConnectionPoolStateMachine<Key: Hashable, Connection, Delivery> {
         return self.makeAvailable(id, of: key, in: &host, now: now)
     }
 
+    /// An open connection can now carry `capacity` requests at once (an HTTP/2 server changed its
+    /// stream limit). Requests it already carries beyond a lowered limit go on; waiters are
+    /// served up to a raised one.
+    mutating func connectionCapacityChanged(_ id: PoolConnectionID, capacity: Int, now: NIODeadline) -> Actions {
+        guard let key = self.keys[id], case .open(let connection, let carrying, _, let hasCarried, let idleUntil)? = self.hosts[key]?.connections[id],
+            var host = self.hosts.removeValue(forKey: key)
+        else { return .none }
+        defer { self.store(host, for: key) }
+        host.connections[id] = .open(connection, carrying: carrying, capacity: max(1, capacity), hasCarried: hasCarried, idleUntil: idleUntil)
+        guard carrying < capacity, !host.queue.isEmpty else { return .none }
+        return self.makeAvailable(id, of: key, in: &host, now: now)
+    }
+
+    /// The server will take no new request on the connection (an HTTP/2 GOAWAY): the pool forgets
+    /// it, and the connection closes itself once the requests it carries end. Waiters get other
+    /// connections.
+    mutating func connectionGoingAway(_ id: PoolConnectionID) -> Actions {
+        self.connectionClosed(id)
+    }
+
     /// A connection was closed (by the server, or after an error).
     mutating func connectionClosed(_ id: PoolConnectionID) -> Actions {
         guard let key = self.keys.removeValue(forKey: id), var host = self.hosts.removeValue(forKey: key) else { return .none }

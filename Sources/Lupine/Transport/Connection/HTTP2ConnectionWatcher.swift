@@ -1,0 +1,68 @@
+import NIOCore
+import NIOHTTP2
+
+/// Reads what an HTTP/2 server says about the whole connection (the frames of stream 0 that
+/// NIOHTTP2 passes on): how many streams it takes at once, from its first SETTINGS on, and a
+/// GOAWAY, after which it takes no new stream.
+final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+
+    /// RFC 9113 §6.5.2 sets no default for SETTINGS_MAX_CONCURRENT_STREAMS; 100 is what it
+    /// recommends a server allow at least, and what a server that announces nothing is taken to take.
+    static let defaultConcurrentStreams = 100
+
+    /// Succeeds with the stream limit once the server's first SETTINGS frame arrives; fails if the
+    /// connection errs or closes first.
+    let ready: EventLoopFuture<Int>
+    private var readyPromise: EventLoopPromise<Int>?
+    private var concurrentStreams = HTTP2ConnectionWatcher.defaultConcurrentStreams
+    /// Told of a change of the limit after the first SETTINGS, and of a GOAWAY.
+    var onCapacityChanged: ((Int) -> Void)?
+    var onGoingAway: (() -> Void)?
+
+    init(eventLoop: any EventLoop) {
+        let promise = eventLoop.makePromise(of: Int.self)
+        self.readyPromise = promise
+        self.ready = promise.futureResult
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = Self.unwrapInboundIn(data)
+        switch frame.payload {
+        case .settings(.settings(let settings)):
+            for setting in settings where setting.parameter == .maxConcurrentStreams {
+                self.concurrentStreams = setting.value
+            }
+            if let promise = self.readyPromise {
+                self.readyPromise = nil
+                promise.succeed(self.concurrentStreams)
+            } else {
+                self.onCapacityChanged?(self.concurrentStreams)
+            }
+        case .goAway:
+            self.onGoingAway?()
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.readyPromise?.fail(error)
+        self.readyPromise = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.readyPromise?.fail(TransportError.connectionClosedBeforeResponse)
+        self.readyPromise = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.readyPromise?.fail(TransportError.connectionClosedBeforeResponse)
+        self.readyPromise = nil
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2ConnectionWatcher: Sendable {}

@@ -1,0 +1,145 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+
+/// The requests of one HTTP/2 connection, each on a stream of its own.
+///
+/// A request's stream channel holds NIOHTTP2's HTTP/1-style codec and the same
+/// ``HTTPClientRequestHandler`` an HTTP/1.1 connection has: the request's head, body,
+/// backpressure, timeouts and failures follow the same state machine, one stream at a time. A
+/// consumer that stops reading holds back only its own stream's reads, and so only that stream's
+/// flow-control window.
+///
+/// All state is confined to the connection's event loop.
+final class HTTP2Streams {
+    typealias RequestID = HTTPClientRequestHandler.RequestID
+
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let channel: any Channel
+    private let httpProtocol: HTTP2FramePayloadToHTTP1ClientCodec.HTTPProtocol
+    private let decompressionLimit: DecompressionLimit?
+    /// Called once per request, when it ends, with whether the connection may carry another.
+    private let onStreamFinished: (_ connectionIsUsable: Bool) -> Void
+    /// The handlers of the requests in flight.
+    private var handlers: [RequestID: HTTPClientRequestHandler] = [:]
+    /// Requests whose stream is being opened, and what waits to reach their handler (a body
+    /// writer, a cancel): run once the request has started, or with `nil` if its stream failed.
+    private var opening: [RequestID: [(HTTPClientRequestHandler?) -> Void]] = [:]
+    /// Once the server said it takes no new streams (GOAWAY): the connection closes with its last.
+    private var isGoingAway = false
+
+    init(
+        multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+        channel: any Channel,
+        scheme: PoolKey.Scheme,
+        decompressionLimit: DecompressionLimit?,
+        onStreamFinished: @escaping (_ connectionIsUsable: Bool) -> Void
+    ) {
+        self.multiplexer = multiplexer
+        self.channel = channel
+        self.httpProtocol = scheme == .https ? .https : .http
+        self.decompressionLimit = decompressionLimit
+        self.onStreamFinished = onStreamFinished
+    }
+
+    /// Opens a stream for `request` and starts it there, as ``HTTPClientRequestHandler/start(_:id:headPromise:ended:)``.
+    func start(
+        _ request: PreparedRequest,
+        id: RequestID,
+        headPromise: EventLoopPromise<TransportResponse>,
+        ended: AwaitedValue<Void>?
+    ) {
+        var request = request
+        request.head.headers = Self.http2Fields(request.head.headers)
+        let eventLoop = self.channel.eventLoop
+        let this = NIOLoopBound(self, eventLoop: eventLoop)
+        let opened = eventLoop.makePromise(of: (any Channel).self)
+        self.opening[id] = []
+        self.multiplexer.createStreamChannel(promise: opened) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try this.value.addHandlers(of: id, to: stream)
+            }
+        }
+        opened.futureResult.assumeIsolated().whenComplete { result in
+            let streams = this.value
+            let waiting = streams.opening.removeValue(forKey: id) ?? []
+            guard case .success = result, let handler = streams.handlers[id] else {
+                streams.handlers[id] = nil
+                headPromise.fail(TransportError.connectionClosedBeforeResponse)
+                ended?.deliver(())
+                for body in waiting { body(nil) }
+                streams.finished(id)
+                return
+            }
+            handler.start(request, id: id, headPromise: headPromise, ended: ended)
+            for body in waiting { body(handler) }
+        }
+    }
+
+    /// The caller's fields as HTTP/2 takes them (RFC 9113 §8.2.2): a `TE` other than `trailers`
+    /// and the fields `Connection` names are dropped here, and NIOHTTP2's codec drops the other
+    /// connection-specific ones (`Connection`, `Keep-Alive`, `Proxy-Connection`,
+    /// `Transfer-Encoding`, `Upgrade`), rather than sent to fail the stream.
+    static func http2Fields(_ fields: HTTPHeaders) -> HTTPHeaders {
+        guard fields.contains(name: "te") || fields.contains(name: "connection") else { return fields }
+        // The codec compares the names `Connection` lists with their case; here without it.
+        let named = Set(fields[canonicalForm: "connection"].map { $0.lowercased() })
+        return HTTPHeaders(
+            fields.filter { field in
+                let name = field.name.lowercased()
+                if name == "te" {
+                    return field.value.trimmingCharacters(in: .whitespaces).lowercased() == "trailers"
+                }
+                return !named.contains(name)
+            }
+        )
+    }
+
+    private func addHandlers(of id: RequestID, to stream: any Channel) throws {
+        let sync = stream.pipeline.syncOperations
+        let counter = HTTP2StreamByteCounter()
+        try sync.addHandler(counter)
+        try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: self.httpProtocol))
+        if let decompressionLimit {
+            try ConnectionFactory.addDecompression(limit: decompressionLimit, to: sync)
+        }
+        let this = NIOLoopBound(self, eventLoop: stream.eventLoop)
+        let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: counter) { _ in
+            // Whatever the stream's exchange says of reuse, it ends with the stream.
+            this.value.finished(id)
+        }
+        try sync.addHandler(handler)
+        self.handlers[id] = handler
+    }
+
+    private func finished(_ id: RequestID) {
+        self.handlers[id] = nil
+        let usable = self.channel.isActive && !self.isGoingAway
+        if self.isGoingAway, self.handlers.isEmpty, self.opening.isEmpty {
+            self.channel.close(promise: nil)
+        }
+        self.onStreamFinished(usable)
+    }
+
+    /// The server takes no new streams: the ones in flight finish, then the connection closes.
+    func goingAway() {
+        self.isGoingAway = true
+        if self.handlers.isEmpty, self.opening.isEmpty {
+            self.channel.close(promise: nil)
+        }
+    }
+
+    /// Runs `body` with the handler of request `id` once the request has started on its stream
+    /// (at once if it has), or with `nil` if it is not in flight.
+    func withHandler(of id: RequestID, _ body: @escaping (HTTPClientRequestHandler?) -> Void) {
+        if self.opening[id] != nil {
+            self.opening[id]?.append(body)
+        } else {
+            body(self.handlers[id])
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2Streams: Sendable {}

@@ -1,0 +1,187 @@
+import Foundation
+import LupineTestServer
+import LupineTestSupport
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import Lupine
+
+/// The transport over HTTP/2, against the test server's h2 listener: ALPN over TLS, prior
+/// knowledge in cleartext, streams of one connection, and each stream's own backpressure.
+@Suite(.timeLimit(.minutes(5))) struct HTTP2TransportTests {
+    static let trusting = ServerTrustEvaluator { _ in .trusted }
+    static let http2 = HTTPVersion(major: 2, minor: 0)
+
+    private static func configuration(_ httpVersion: HTTPVersionSelection = .automatic, connections: Int = 6) -> TransportConfiguration {
+        TransportConfiguration(
+            maximumConnectionsPerHost: connections,
+            connectTimeout: .seconds(60),
+            serverTrustEvaluator: Self.trusting,
+            httpVersion: httpVersion
+        )
+    }
+
+    @Test func httpsSpeaksH2WhenTheServerPicksItByALPN() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration()) { server, transport in
+            let (response, body) = try await transport.get(server.baseURL.appending("/get?a=1"))
+            #expect(response.status == .ok)
+            #expect(response.version == Self.http2)
+            #expect(response.headers["X-Lupine-Protocol"] == ["h2"])
+            #expect((body.jsonObject?["args"] as? [String: Any])?["a"] as? String == "1")
+            let metrics = response.metrics
+            #expect(metrics.secureConnectionEnd != nil)
+            #expect(metrics.bytesReceived > 0)
+        }
+    }
+
+    @Test func http1IsOfferedAloneWhenAsked() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration(.http1)) { server, transport in
+            let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(response.version == .http1_1)
+            #expect(response.headers["X-Lupine-Protocol"] == ["http/1.1"])
+        }
+    }
+
+    @Test func httpsSpeaksHTTP11ToAServerWithoutH2() async throws {
+        try await withServerAndTransport(server: .init(tls: true), transport: Self.configuration()) { server, transport in
+            let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(response.version == .http1_1)
+        }
+    }
+
+    @Test func cleartextSpeaksH2WithPriorKnowledgeAndCarriesBodiesBothWays() async throws {
+        try await withServerAndTransport(server: .init(http2: true), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            let sent = DeterministicBytes.bytes(in: 0..<300_000)
+            let url = server.baseURL.appending("/anything")
+            let (response, body) = try await transport.fetch(TransportRequest(method: .PUT, url: url, body: .bytes(sent), cancellation: TransportCancellation()))
+            #expect(response.version == Self.http2)
+            let echoed = try #require(body.jsonObject?["data"] as? String)
+            #expect(echoed.utf8.count > 0)
+            let (download, bytes) = try await transport.get(server.baseURL.appending("/stream-bytes/\(3 << 20)?chunk_size=65536"))
+            #expect(download.version == Self.http2)
+            #expect(bytes.readableBytesView.elementsEqual(DeterministicBytes.bytes(in: 0..<(3 << 20))))
+        }
+    }
+
+    /// RFC 9113 §8.2: names go lowercase, `Host` becomes `:authority`, and connection-specific
+    /// fields are dropped rather than sent to fail the stream (`TE: trailers` alone stays).
+    @Test func connectionSpecificFieldsAreDropped() async throws {
+        try await withServerAndTransport(server: .init(http2: true), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            let headers: HTTPHeaders = [
+                "X-Kept": "yes", "Connection": "keep-alive, X-Named", "X-Named": "1", "Keep-Alive": "timeout=5",
+                "Proxy-Connection": "keep-alive", "Upgrade": "websocket", "TE": "gzip", "Host": "example.test",
+            ]
+            let (response, body) = try await transport.fetch(
+                TransportRequest(url: server.baseURL.appending("/headers"), headers: headers, cancellation: TransportCancellation())
+            )
+            #expect(response.status == .ok)
+            let echoed = try #require(body.jsonObject?["headers"] as? [String: Any])
+            let names = Set(echoed.keys.map { $0.lowercased() })
+            #expect(names.contains("x-kept"))
+            #expect(names.isDisjoint(with: ["connection", "x-named", "keep-alive", "proxy-connection", "upgrade", "te", "transfer-encoding"]))
+            #expect((echoed.first { $0.key.lowercased() == "host" }?.value as? String) == "example.test")
+            let trailers = try await transport.fetch(
+                TransportRequest(url: server.baseURL.appending("/headers"), headers: ["TE": "trailers"], cancellation: TransportCancellation())
+            )
+            let kept = try #require(trailers.1.jsonObject?["headers"] as? [String: Any])
+            #expect(kept.contains { $0.key.lowercased() == "te" })
+        }
+    }
+
+    @Test func concurrentRequestsAreStreamsOfOneConnection() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration()) { server, transport in
+            // One connection first: requests queued while none is open would each open one.
+            let (first, _) = try await transport.get(server.baseURL.appending("/get"))
+            let connection = try #require(first.headers["X-Lupine-Connection-ID"].first)
+            let identifiers = try await withThrowingTaskGroup(of: String?.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        let (response, _) = try await transport.get(server.baseURL.appending("/delay/1?i=\(index)"))
+                        #expect(response.status == .ok)
+                        return response.headers["X-Lupine-Connection-ID"].first
+                    }
+                }
+                var identifiers: Set<String?> = []
+                for try await identifier in group { identifiers.insert(identifier) }
+                return identifiers
+            }
+            #expect(identifiers == [connection])
+            #expect(transport.connectionPoolStatistics().map(\.open) == [1])
+        }
+    }
+
+    @Test func aConsumerThatStopsReadingHoldsBackOnlyItsOwnStream() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration(connections: 1)) { server, transport in
+            let size = 16 << 20
+            let stalled = try await transport.execute(
+                TransportRequest(url: server.baseURL.appending("/stream-bytes/\(size)?chunk_size=65536"), cancellation: TransportCancellation())
+            )
+            var iterator = stalled.body.makeAsyncIterator()
+            var received = try await iterator.next()?.readableBytes ?? 0
+            // The stalled stream's window is full; another stream on the one connection goes on.
+            for round in 0..<5 {
+                let (response, body) = try await transport.get(server.baseURL.appending("/bytes/\(1 << 20)?seed=\(round)"))
+                #expect(response.version == Self.http2)
+                #expect(body.readableBytes == 1 << 20)
+            }
+            while let part = try await iterator.next() {
+                received += part.readableBytes
+            }
+            #expect(received == size)
+            #expect(transport.connectionPoolStatistics().map(\.open) == [1])
+        }
+    }
+
+    @Test func aCancelledStreamLeavesItsConnectionToTheOthers() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration(connections: 1)) { server, transport in
+            _ = try await transport.get(server.baseURL.appending("/get"))
+            let cancellation = TransportCancellation()
+            let slow = Task {
+                try await transport.get(server.baseURL.appending("/delay/10"))
+            }
+            let other = Task {
+                try await transport.execute(TransportRequest(url: server.baseURL.appending("/delay/10"), cancellation: cancellation))
+            }
+            cancellation.cancel()
+            slow.cancel()
+            await #expect(throws: TransportError.self) { try await slow.value }
+            await #expect(throws: TransportError.self) { try await other.value }
+            let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(response.version == Self.http2)
+            #expect(transport.connectionPoolStatistics().map(\.open) == [1])
+        }
+    }
+
+    @Test func aGOAWAYClosesTheIdleConnectionAndTheNextRequestOpensAnother() async throws {
+        // The server sends a graceful GOAWAY once a connection has had no stream for a second.
+        let server = try await LupineTestServer.start(.init(tls: true, http2: true, requestHeadTimeout: .seconds(1)))
+        let transport = NIOTransport(configuration: Self.configuration())
+        try await running {
+            let (first, _) = try await transport.get(server.baseURL.appending("/get"))
+            try await waitUntil("the pool lets go of the connection the server sent away") {
+                transport.connectionPoolStatistics().allSatisfy { $0.open == 0 }
+            }
+            try await waitUntil("the connection the server sent away is closed") {
+                server.connections.open == 0
+            }
+            let (second, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(second.version == Self.http2)
+            #expect(second.headers["X-Lupine-Connection-ID"] != first.headers["X-Lupine-Connection-ID"])
+        } thenAlways: {
+            await transport.shutdown()
+            await server.stop()
+        }
+    }
+
+    @Test func priorKnowledgeToAnHTTP11ServerFailsWithATypedError() async throws {
+        try await withServerAndTransport(server: .init(), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            await #expect {
+                try await transport.get(server.baseURL.appending("/get"))
+            } throws: { error in
+                guard case TransportError.invalidResponse(let reason) = error else { return false }
+                return reason.contains("HTTP/2")
+            }
+        }
+    }
+}
