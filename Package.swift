@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: testserver),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: testserver),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird", condition: testserver),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: testserver),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

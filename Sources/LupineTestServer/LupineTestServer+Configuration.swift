@@ -18,6 +18,8 @@ extension LupineTestServer {
         /// (a client that acknowledges nothing keeps it). `Expect: 100-continue` gets no
         /// `100 Continue` on such a listener.
         public var http2: Bool
+        /// Faults an HTTP/2 listener injects, for clients' tests of GOAWAY and refused streams.
+        public var http2Faults: HTTP2Faults
         /// When set, the main listener closes keep-alive connections that stay idle this long.
         public var idleTimeout: Duration?
         /// When set, the main listener serves HTTPS presenting this chain (whatever ``tls`` says).
@@ -47,6 +49,7 @@ extension LupineTestServer {
             port: Int = 0,
             tls: Bool = false,
             http2: Bool = false,
+            http2Faults: HTTP2Faults = .init(),
             idleTimeout: Duration? = nil,
             certificateChain: ServerCertificateChain? = nil,
             requestHeadTimeout: Duration = .seconds(10),
@@ -58,6 +61,7 @@ extension LupineTestServer {
             self.port = port
             self.tls = tls
             self.http2 = http2
+            self.http2Faults = http2Faults
             self.idleTimeout = idleTimeout
             self.certificateChain = certificateChain
             self.requestHeadTimeout = requestHeadTimeout
@@ -68,6 +72,12 @@ extension LupineTestServer {
 
         /// Throws ``StartupError/invalidConfiguration(_:)`` naming the first setting out of range.
         func validate() throws {
+            if let every = http2Faults.goAwayEvery, every < 1 {
+                throw StartupError.invalidConfiguration("http2Faults.goAwayEvery must be at least 1")
+            }
+            if let every = http2Faults.refuseEvery, every < 1 {
+                throw StartupError.invalidConfiguration("http2Faults.refuseEvery must be at least 1")
+            }
             if !(requestHeadTimeout > .zero) {
                 throw StartupError.invalidConfiguration("requestHeadTimeout must be positive")
             }

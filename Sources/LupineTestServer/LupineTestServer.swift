@@ -113,6 +113,9 @@ public final class LupineTestServer: Sendable {
 
         let router = Router(context: TestServerRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: ConnectionIDMiddleware(registry: registry))
+        if configuration.http2 {
+            router.add(middleware: HTTP2FaultMiddleware(faults: configuration.http2Faults))
+        }
         router.add(middleware: ExpectationMiddleware())
         let attempts = AttemptCounter()
         HTTPBinRoutes(scheme: scheme, bodyBudget: bodyBudget, attempts: attempts).register(on: router)

@@ -177,7 +177,7 @@ public struct RetryPolicy: RequestInterceptor {
         guard case .transport(let transportError) = error else { return false }
         switch transportError {
         case .connectionFailed, .connectTimeout, .readTimeout, .requestTimeout,
-            .connectionClosedBeforeResponse, .connectionClosedMidBody, .connectionClosedMidUpload:
+            .connectionClosedBeforeResponse, .connectionClosedMidBody, .connectionClosedMidUpload, .requestNotProcessed:
             return true
         case .invalidURL, .unsupportedScheme, .hostNotFound, .tlsHandshakeFailed, .serverTrustRejected,
             .invalidResponse, .decompressionLimitExceeded, .decompressionFailed, .requestBodyFailed,

@@ -52,6 +52,7 @@ extension TransportError {
         case .requestBodyFailed: return "requestBodyFailed"
         case .requestBodyLengthMismatch: return "requestBodyLengthMismatch"
         case .invalidHeader: return "invalidHeader"
+        case .requestNotProcessed: return "requestNotProcessed"
         case .cancelled: return "cancelled"
         case .shutdown: return "shutdown"
         }

@@ -146,8 +146,14 @@ public final class NIOTransport: Transport {
         let cancellation: TransportCancellation
     }
 
+    /// How many times a request an HTTP/2 server did not process (refused, or dropped by GOAWAY)
+    /// is sent again: twice, never in a loop.
+    static let unprocessedReplays = 2
+
     /// Sends the request; when a reused connection turns out to have been closed by the server
-    /// before any response byte, an idempotent, replayable request is sent once more on a new connection.
+    /// before any response byte, an idempotent, replayable request is sent once more on a new
+    /// connection; a replayable request an HTTP/2 server did not process, up to
+    /// ``unprocessedReplays`` times more, whatever its method.
     private func run(
         _ attempt: Attempt,
         body: PreparedRequest.Body,
@@ -165,6 +171,7 @@ public final class NIOTransport: Transport {
         )
         let mayRetry = replayable && attempt.head.method.isIdempotent
         var isRetry = false
+        var replays = 0
         while true {
             do {
                 return try await self.send(prepared, attempt: attempt, isRetry: isRetry, produce: produce)
@@ -172,8 +179,11 @@ public final class NIOTransport: Transport {
                 where mayRetry && !isRetry && attempt.metrics.snapshot.isReusedConnection
             {
                 isRetry = true
-                attempt.metrics.record { $0 = TransportMetrics(fetchStart: $0.fetchStart) }
+            } catch TransportError.requestNotProcessed where replayable && replays < Self.unprocessedReplays {
+                // The server said it did nothing with it: safe whatever the method.
+                replays += 1
             }
+            attempt.metrics.record { $0 = TransportMetrics(fetchStart: $0.fetchStart) }
         }
     }
 

@@ -50,6 +50,11 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The request's header field `name` is not allowed by HTTP (RFC 9110), for `reason`; it was
     /// not sent.
     case invalidHeader(name: String, reason: String)
+    /// The HTTP/2 server said it did not process the request: it refused the request's stream
+    /// (`REFUSED_STREAM`), or went away (GOAWAY) before reaching it. Nothing was done, so the
+    /// transport sends such a request again on its own, whatever its method, twice at most; this
+    /// is the error when it cannot (a body that cannot be read again) or the last try met it too.
+    case requestNotProcessed(reason: String)
     /// The request was cancelled.
     case cancelled
     /// The transport was shut down before or while the request ran.
@@ -102,6 +107,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return "the request body declared \(declared) bytes but produced \(produced)"
         case .invalidHeader(let name, let reason):
             return HeaderFieldValidation.message(name: name, reason: reason)
+        case .requestNotProcessed(let reason):
+            return "the server did not process the request: \(MessageText.oneLine(reason))"
         case .cancelled:
             return "the request was cancelled"
         case .shutdown:

@@ -174,6 +174,103 @@ import Testing
         }
     }
 
+    /// A refused stream was not processed (RFC 9113 §8.7): it is sent again whatever the method,
+    /// twice at most, and a server that refuses every stream gets a typed error, not a loop.
+    @Test func aRefusedStreamIsSentAgainTwiceAtMost() async throws {
+        let refusing = LupineTestServer.Configuration(http2: true, http2Faults: .init(refuseEvery: 2))
+        try await withServerAndTransport(server: refusing, transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            for index in 0..<6 {
+                let url = server.baseURL.appending("/post?i=\(index)")
+                let (response, body) = try await transport.fetch(
+                    TransportRequest(method: .POST, url: url, body: .bytes(Array("body \(index)".utf8)), cancellation: TransportCancellation())
+                )
+                #expect(response.status == .ok)
+                #expect(body.jsonObject?["data"] as? String == "body \(index)")
+            }
+        }
+        let refusingAll = LupineTestServer.Configuration(http2: true, http2Faults: .init(refuseEvery: 1))
+        try await withServerAndTransport(server: refusingAll, transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            await #expect {
+                try await transport.get(server.baseURL.appending("/get"))
+            } throws: { error in
+                guard case TransportError.requestNotProcessed(let reason) = error else { return false }
+                return reason.contains("REFUSED_STREAM")
+            }
+            #expect(server.requests(forPath: "/get") == 0)
+        }
+    }
+
+    /// nginx sends a graceful GOAWAY every 1,000 streams of a connection: under load, the streams
+    /// it did not process are sent again on another connection, and none fails.
+    @Test func aGracefulGOAWAYEveryThousandStreamsLosesNoRequest() async throws {
+        let server = LupineTestServer.Configuration(http2: true, http2Faults: .init(goAwayEvery: 1000))
+        try await withServerAndTransport(server: server, transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            let total = 20_000
+            let concurrency = 64
+            let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+                for worker in 0..<concurrency {
+                    group.addTask {
+                        var failures = 0
+                        for index in stride(from: worker, to: total, by: concurrency) {
+                            do {
+                                let (response, _) = try await transport.get(server.baseURL.appending("/get?i=\(index)"))
+                                if response.status != .ok { failures += 1 }
+                            } catch {
+                                failures += 1
+                            }
+                        }
+                        return failures
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(failures == 0)
+            #expect(server.connections.accepted >= total / 1000)
+        }
+    }
+
+    /// A GOAWAY with an error code, then the connection closed: the streams it names as processed
+    /// fail with a typed error, the ones above it are sent again, and the pool goes on.
+    @Test func aGOAWAYWithAnErrorFailsTypedAndThePoolGoesOn() async throws {
+        let failing = LupineTestServer.Configuration(http2: true, http2Faults: .init(goAwayEvery: 8, goAwayErrorCode: 2))
+        try await withServerAndTransport(server: failing, transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
+            _ = try? await transport.get(server.baseURL.appending("/get"))
+            let outcomes = await withTaskGroup(of: Result<HTTPResponseStatus, any Error>.self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        await Result { try await transport.get(server.baseURL.appending("/delay/1?i=\(index)")).0.status }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            for case .failure(let error) in outcomes {
+                switch error {
+                case TransportError.connectionClosedBeforeResponse, TransportError.connectionClosedMidBody: break
+                default: Issue.record("not a closed connection: \(error)")
+                }
+            }
+            let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(response.status == .ok)
+        }
+    }
+
+    /// AsyncHTTPClient #567: with every stream of its connection busy, the pool opens more
+    /// connections (up to its limit) instead of queueing behind one.
+    @Test func aThousandConcurrentRequestsToAServerOfAHundredStreamsUseAtMostTenConnections() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration(connections: 10)) { server, transport in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponseStatus.self) { group in
+                for index in 0..<1000 {
+                    group.addTask { try await transport.get(server.baseURL.appending("/get?i=\(index)")).0.status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 1000)
+            #expect(statuses.allSatisfy { $0 == .ok })
+            #expect(server.connections.accepted <= 10)
+            #expect(server.connections.accepted > 1)
+        }
+    }
+
     @Test func priorKnowledgeToAnHTTP11ServerFailsWithATypedError() async throws {
         try await withServerAndTransport(server: .init(), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
             await #expect {

@@ -189,8 +189,8 @@ struct ConnectionFactory: Sendable {
             onStreamFinished: events.requestFinished
         )
         watcher.onCapacityChanged = events.capacityChanged
-        watcher.onGoingAway = {
-            streams.goingAway()
+        watcher.onGoingAway = { lastProcessedStream in
+            streams.goingAway(lastProcessedStream: lastProcessedStream)
             events.goingAway()
         }
         let requests = HTTPConnection.Requests.http2(NIOLoopBound(streams, eventLoop: channel.eventLoop))

@@ -18,7 +18,7 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandl
     private var concurrentStreams = HTTP2ConnectionWatcher.defaultConcurrentStreams
     /// Told of a change of the limit after the first SETTINGS, and of a GOAWAY.
     var onCapacityChanged: ((Int) -> Void)?
-    var onGoingAway: (() -> Void)?
+    var onGoingAway: ((_ lastProcessedStream: HTTP2StreamID) -> Void)?
 
     init(eventLoop: any EventLoop) {
         let promise = eventLoop.makePromise(of: Int.self)
@@ -39,8 +39,8 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandl
             } else {
                 self.onCapacityChanged?(self.concurrentStreams)
             }
-        case .goAway:
-            self.onGoingAway?()
+        case .goAway(let lastStreamID, _, _):
+            self.onGoingAway?(lastStreamID)
         default:
             break
         }

@@ -26,8 +26,10 @@ final class HTTP2Streams {
     /// Requests whose stream is being opened, and what waits to reach their handler (a body
     /// writer, a cancel): run once the request has started, or with `nil` if its stream failed.
     private var opening: [RequestID: [(HTTPClientRequestHandler?) -> Void]] = [:]
-    /// Once the server said it takes no new streams (GOAWAY): the connection closes with its last.
-    private var isGoingAway = false
+    /// Once the server said it takes no new streams (GOAWAY), the last one it processed: the
+    /// connection closes with its last stream, and the streams above it are sent again.
+    private var lastProcessedStream: HTTP2StreamID?
+    private var isGoingAway: Bool { self.lastProcessedStream != nil }
 
     init(
         multiplexer: NIOHTTP2Handler.StreamMultiplexer,
@@ -50,6 +52,13 @@ final class HTTP2Streams {
         headPromise: EventLoopPromise<TransportResponse>,
         ended: AwaitedValue<Void>?
     ) {
+        guard !self.isGoingAway else {
+            // The pool hears of the GOAWAY on its own lock, after this connection was handed out.
+            headPromise.fail(TransportError.requestNotProcessed(reason: "it went away (GOAWAY) as the request came"))
+            ended?.deliver(())
+            self.onStreamFinished(false)
+            return
+        }
         var request = request
         request.head.headers = Self.http2Fields(request.head.headers)
         let eventLoop = self.channel.eventLoop
@@ -100,11 +109,12 @@ final class HTTP2Streams {
         let sync = stream.pipeline.syncOperations
         let counter = HTTP2StreamByteCounter()
         try sync.addHandler(counter)
+        let this = NIOLoopBound(self, eventLoop: stream.eventLoop)
+        try sync.addHandler(HTTP2StreamErrorTranslator { this.value.lastProcessedStream })
         try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: self.httpProtocol))
         if let decompressionLimit {
             try ConnectionFactory.addDecompression(limit: decompressionLimit, to: sync)
         }
-        let this = NIOLoopBound(self, eventLoop: stream.eventLoop)
         let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: counter) { _ in
             // Whatever the stream's exchange says of reuse, it ends with the stream.
             this.value.finished(id)
@@ -122,9 +132,10 @@ final class HTTP2Streams {
         self.onStreamFinished(usable)
     }
 
-    /// The server takes no new streams: the ones in flight finish, then the connection closes.
-    func goingAway() {
-        self.isGoingAway = true
+    /// The server takes no new streams, and processed none above `lastProcessedStream`: the
+    /// ones in flight finish, then the connection closes.
+    func goingAway(lastProcessedStream: HTTP2StreamID) {
+        self.lastProcessedStream = min(lastProcessedStream, self.lastProcessedStream ?? .maxID)
         if self.handlers.isEmpty, self.opening.isEmpty {
             self.channel.close(promise: nil)
         }
