@@ -50,6 +50,11 @@ enum RequestSpan {
             if let statusCode {
                 attributes["http.response.status_code"] = statusCode
             }
+            switch outcome.metrics?.networkProtocolName {
+            case "h2"?: attributes["network.protocol.version"] = "2"
+            case "http/1.1"?: attributes["network.protocol.version"] = "1.1"
+            default: break
+            }
             if let peer = outcome.metrics?.remoteAddress.flatMap(Self.peer) {
                 attributes["network.peer.address"] = peer.address
                 attributes["network.peer.port"] = peer.port

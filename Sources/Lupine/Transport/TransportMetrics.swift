@@ -85,6 +85,9 @@ public struct TransportMetrics: Sendable {
     public var isReusedConnection: Bool = false
     /// The peer's address, as `ip:port`.
     public var remoteAddress: String?
+    /// The protocol the request went over, by its ALPN name (as URLSession's metrics name it):
+    /// `h2` or `http/1.1`.
+    public var networkProtocolName: String?
 
     /// Time spent resolving the host name.
     public var domainLookupDuration: Duration? { Self.span(self.domainLookupStart, self.domainLookupEnd) }
@@ -171,6 +174,7 @@ extension TransportMetrics: CustomReflectable {
                 "bodyBytesReceived": self.bodyBytesReceived,
                 "isReusedConnection": self.isReusedConnection,
                 "remoteAddress": self.remoteAddress as Any,
+                "networkProtocolName": self.networkProtocolName as Any,
             ],
             displayStyle: .struct
         )

@@ -13,8 +13,8 @@ import Testing
         return object?["cookies"] as? [String: String] ?? [:]
     }
 
-    @Test func aLoginThenARequestCarriesTheSessionCookie() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aLoginThenARequestCarriesTheSessionCookie(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = SessionManager(transport: transport)
             // `/cookies/set` answers with Set-Cookie and a redirect to `/cookies`: the hop already carries them.
             let login = await completion(of: Request(url: server.baseURL.appending("/cookies/set?session=abc&theme=dark")), on: manager)
@@ -31,14 +31,14 @@ import Testing
 
     /// An event monitor sees each request as it goes to the transport: the first and the
     /// redirect's, each with the cookies the jar gave it.
-    @Test func aMonitorSeesEachRequestAsSentWithItsCookies() async throws {
+    @Test(arguments: WireProtocol.allCases) func aMonitorSeesEachRequestAsSentWithItsCookies(over wire: WireProtocol) async throws {
         final class SentRequests: EventMonitor {
             let sent = Recorder<String>()
             func task(_ task: SessionTask, willSend request: Request) {
                 self.sent.append("\(request.url.path) \(request.value(forHTTPHeaderField: "Cookie") ?? "-")")
             }
         }
-        try await withServerAndTransport { server, transport in
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = SessionManager(transport: transport)
             let monitor = SentRequests()
             manager.eventMonitors.append(monitor)
@@ -47,8 +47,8 @@ import Testing
         }
     }
 
-    @Test func aRequestThatDoesNotHandleCookiesNeitherSendsNorKeepsThem() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aRequestThatDoesNotHandleCookiesNeitherSendsNorKeepsThem(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = SessionManager(transport: transport)
             var login = Request(url: server.baseURL.appending("/cookies/set?ignored=1"))
             login.httpShouldHandleCookies = false
@@ -66,8 +66,8 @@ import Testing
 
     /// A `Host` the caller sets decides whose cookies go and are kept, as curl does: two virtual
     /// hosts reached at one address never see each other's.
-    @Test func virtualHostsAtOneAddressKeepTheirCookiesApart() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func virtualHostsAtOneAddressKeepTheirCookiesApart(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = SessionManager(transport: transport)
             let at = { (path: String, host: String?) in
                 Request(url: server.baseURL.appending(path), headers: host.map { ["Host": $0] } ?? [:])
@@ -84,13 +84,15 @@ import Testing
             _ = await completion(of: at("/cookies/set?own=1", nil), on: manager)
             for odd in ["[::1%eth0]", "[a:/b]", "[a: b]", "a%2eexample", "a b", "@evil", "a/b", "[::1]x", "..", ":80"] {
                 let echoed = await completion(of: at("/cookies", odd), on: manager)
-                #expect(echoed.error == nil && Self.echoedCookies(echoed).isEmpty, "\(odd)")
+                // An HTTP/2 server resets a stream whose :authority holds a space.
+                let refused = wire == .http2 && odd.contains(" ")
+                #expect((echoed.error == nil || refused) && Self.echoedCookies(echoed).isEmpty, "\(odd): \(echoed.error.map { "\($0)" } ?? "")")
             }
         }
     }
 
-    @Test func theCallersOwnCookieHeaderIsKeptAndTheJarsAdded() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func theCallersOwnCookieHeaderIsKeptAndTheJarsAdded(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = SessionManager(transport: transport)
             _ = await completion(of: Request(url: server.baseURL.appending("/cookies/set?jar=1")), on: manager)
             let mixed = await completion(of: Request(url: server.baseURL.appending("/cookies"), headers: ["Cookie": "own=2"]), on: manager)

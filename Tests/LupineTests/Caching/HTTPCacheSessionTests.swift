@@ -17,8 +17,8 @@ import Testing
         #expect(shared.cookieStorage !== own.cookieStorage)
     }
 
-    @Test func aFreshResponseIsServedWithoutSendingAnything() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aFreshResponseIsServedWithoutSendingAnything(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             let url = countedURL(server, "fresh", [("Cache-Control", "max-age=60")])
             let first = await completion(of: Request(url: url), on: manager)
@@ -32,8 +32,8 @@ import Testing
         }
     }
 
-    @Test func aStaleResponseIsRevalidatedWithExactlyOneConditionalRequest() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aStaleResponseIsRevalidatedWithExactlyOneConditionalRequest(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             for (key, validator) in [("etag", ("ETag", "\"v1\"")), ("modified", ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"))] {
                 let url = countedURL(server, key, [("Cache-Control", "no-cache"), validator, ("X-Seen", "{count}")])
@@ -50,8 +50,8 @@ import Testing
         }
     }
 
-    @Test func noStoreAndVaryStarAreNeverServedFromTheCache() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func noStoreAndVaryStarAreNeverServedFromTheCache(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             for (key, header) in [("no-store", ("Cache-Control", "max-age=60, no-store")), ("vary-star", ("Vary", "*"))] {
                 let url = countedURL(server, key, [("Cache-Control", "max-age=60"), header])
@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    @Test func varyKeepsOneVariantPerRequestHeaderValue() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func varyKeepsOneVariantPerRequestHeaderValue(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             let url = countedURL(server, "vary", [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")])
             func get(_ language: String) async -> TaskCompletion {
@@ -82,8 +82,8 @@ import Testing
         }
     }
 
-    @Test func aSuccessfulUnsafeRequestInvalidatesTheStoredResponse() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aSuccessfulUnsafeRequestInvalidatesTheStoredResponse(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             let url = countedURL(server, "invalidate", [("Cache-Control", "max-age=60")])
             _ = await completion(of: Request(url: url), on: manager)
@@ -96,8 +96,8 @@ import Testing
         }
     }
 
-    @Test func theCachePoliciesBehaveAsURLSessionDocumentsThem() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func theCachePoliciesBehaveAsURLSessionDocumentsThem(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             let missing = countedURL(server, "never-stored", [("Cache-Control", "max-age=60")])
             let dontLoad = await completion(of: Request(url: missing, cachePolicy: .returnCacheDataDontLoad), on: manager)
@@ -122,8 +122,8 @@ import Testing
         }
     }
 
-    @Test func requestDirectivesAskForValidationOrOnlyTheCache() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func requestDirectivesAskForValidationOrOnlyTheCache(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             let url = countedURL(server, "directives", [("Cache-Control", "max-age=60"), ("ETag", "\"d\"")])
             _ = await completion(of: Request(url: url), on: manager)
@@ -140,8 +140,8 @@ import Testing
         }
     }
 
-    @Test func aStreamedResponseIsStoredAsItArrivesAndServedInChunks() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aStreamedResponseIsStoredAsItArrivesAndServedInChunks(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let directory = try temporaryFolder()
             defer { try? FileManager.default.removeItem(at: directory) }
             let cache = try HTTPCache(memoryCapacity: 0, diskCapacity: 64 * 1024 * 1024, directory: directory)
@@ -169,8 +169,8 @@ import Testing
         return collected.withLockedValue { $0 }
     }
 
-    @Test func theCachedResponseHandlerDecidesWhatIsStored() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func theCachedResponseHandlerDecidesWhatIsStored(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             manager.cachedResponseHandler = ResponseCacher.doNotCache
             let url = countedURL(server, "handler", [("Cache-Control", "max-age=60")])
@@ -184,8 +184,8 @@ import Testing
         }
     }
 
-    @Test func theWillCacheHookDecidesUnlessTheRequestHasAHandler() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func theWillCacheHookDecidesUnlessTheRequestHasAHandler(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
             manager.hooks.dataTaskWillCacheResponse = { _, response in
                 var marked = response

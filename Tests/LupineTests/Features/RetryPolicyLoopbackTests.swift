@@ -13,10 +13,11 @@ struct RetryPolicyLoopbackTests {
     /// recorded. Waits are checked by the decision, not by the clock, so a loaded machine does not
     /// fail the tests.
     static func withRecordedDecisions(
+        over wire: WireProtocol? = nil,
         _ policy: RetryPolicy = quick,
         _ body: (LupineTestServer, SessionManager, Recorder<DecisionOutcome>) async throws -> Void
     ) async throws {
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.interceptor = policy
             let decisions = Recorder<DecisionOutcome>()
             manager.eventMonitors = [DecisionMonitor(decisions: decisions)]
@@ -24,8 +25,8 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func failsNTimesThenSucceeds() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func failsNTimesThenSucceeds(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             manager.interceptor = Self.quick
             let completion = await manager.complete(server.request("/retry/k/fail/2"))
             #expect(completion.error == nil)
@@ -36,8 +37,8 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func honoursRetryAfterSecondsOn429And503() async throws {
-        try await Self.withRecordedDecisions { server, manager, decisions in
+    @Test(arguments: WireProtocol.allCases) func honoursRetryAfterSecondsOn429And503(over wire: WireProtocol) async throws {
+        try await Self.withRecordedDecisions(over: wire) { server, manager, decisions in
             let now = await manager.complete(server.request("/retry/now/retry-after/1?status=429&after=0"))
             #expect(now.statusCode == 200)
             #expect(server.attempts(forKey: "now") == 2)
@@ -51,8 +52,8 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func honoursRetryAfterDatesIncludingPastOnes() async throws {
-        try await Self.withRecordedDecisions { server, manager, decisions in
+    @Test(arguments: WireProtocol.allCases) func honoursRetryAfterDatesIncludingPastOnes(over wire: WireProtocol) async throws {
+        try await Self.withRecordedDecisions(over: wire) { server, manager, decisions in
             let past = await manager.complete(server.request("/retry/past/retry-after/1?status=429&date=-30"))
             #expect(past.statusCode == 200)
             #expect(decisions.all == [.retry])
@@ -68,16 +69,16 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func capsAServersLongWaitAtTheMaximumDelay() async throws {
-        try await Self.withRecordedDecisions(RetryPolicy(maximumDelay: .milliseconds(50), jitter: false)) { server, manager, decisions in
+    @Test(arguments: WireProtocol.allCases) func capsAServersLongWaitAtTheMaximumDelay(over wire: WireProtocol) async throws {
+        try await Self.withRecordedDecisions(over: wire, RetryPolicy(maximumDelay: .milliseconds(50), jitter: false)) { server, manager, decisions in
             let completion = await manager.complete(server.request("/retry/cap/retry-after/1?status=429&after=99999"))
-            #expect(completion.statusCode == 200)
+            #expect(completion.statusCode == 200, "\(completion.error.map { "\($0)" } ?? "")")
             #expect(decisions.all == [.retryAfter(.milliseconds(50))])
         }
     }
 
-    @Test func ignoresAbsurdRetryAfter() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func ignoresAbsurdRetryAfter(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             manager.interceptor = Self.quick
             for value in ["-1", "soon", "99999999999999999999"] {
                 let unavailable = await manager.complete(server.request("/retry/u\(value)/retry-after/1?after=\(value)"))
@@ -89,8 +90,8 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func aStormEndsAtTheLimitAndAtTheBudget() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func aStormEndsAtTheLimitAndAtTheBudget(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             manager.interceptor = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 1, exponentialBackoffScale: .milliseconds(5), jitter: false)
             let limited = await manager.complete(server.request("/retry/storm/fail/1000"))
             #expect(limited.statusCode == 503)
@@ -141,8 +142,8 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func neverRetriesAPostOrAStreamBody() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func neverRetriesAPostOrAStreamBody(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             manager.interceptor = Self.quick
             let post = await manager.complete(server.request("/retry/post/fail/1", method: .POST))
             #expect(post.statusCode == 503)
@@ -162,18 +163,18 @@ struct RetryPolicyLoopbackTests {
         }
     }
 
-    @Test func aRequestsOwnPolicyRunsWithoutTheSessions() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func aRequestsOwnPolicyRunsWithoutTheSessions(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             let completion = await manager.complete(server.request("/retry/own/fail/1", interceptor: Self.quick))
             #expect(completion.statusCode == 200)
             #expect(server.attempts(forKey: "own") == 2)
         }
     }
 
-    @Test func cancellingDuringTheDelayEndsAtOnceWithNoFurtherAttempt() async throws {
+    @Test(arguments: WireProtocol.allCases) func cancellingDuringTheDelayEndsAtOnceWithNoFurtherAttempt(over wire: WireProtocol) async throws {
         // The server asks for an hour's wait; the test passes only if the cancel ends it.
         let patient = RetryPolicy(maximumDelay: .seconds(3600), maximumTotalTime: .seconds(7200), jitter: false)
-        try await Self.withRecordedDecisions(patient) { server, manager, decisions in
+        try await Self.withRecordedDecisions(over: wire, patient) { server, manager, decisions in
             let clock = ContinuousClock()
             var cancelledAt = clock.now
             let completion = try await manager.complete(server.request("/retry/cancel/retry-after/1?after=3600")) { task in

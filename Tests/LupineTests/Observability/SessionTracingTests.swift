@@ -42,6 +42,7 @@ import Tracing
             #expect(span.attributes.get("http.response.status_code") == .int64(200))
             #expect(span.attributes.get("network.peer.address") == .string(server.baseURL.host() ?? ""))
             #expect(span.attributes.get("network.peer.port") == .int64(Int64(server.port)))
+            #expect(span.attributes.get("network.protocol.version") == .string("1.1"))
             #expect(span.attributes.get("http.request.resend_count") == nil)
             #expect(span.attributes.get("error.type") == nil)
             #expect(span.status == nil)

@@ -99,11 +99,12 @@ import Testing
         #expect(evaluation == testCase.refusal.map(SecurityPolicy.Evaluation.rejected) ?? .trusted)
     }
 
-    /// One server per chain, reused across that chain's cases.
-    @Test(arguments: Set(cases.map(\.chain)).sorted { $0.rawValue < $1.rawValue })
-    func realTLS(_ kind: Kind) async throws {
+    /// One server per chain, reused across that chain's cases; over HTTP/2 by ALPN as over
+    /// HTTP/1.1 (ALPN never opens a path around the trust decision).
+    @Test(arguments: Set(cases.map(\.chain)).sorted { $0.rawValue < $1.rawValue }, WireProtocol.allCases)
+    func realTLS(_ kind: Kind, over wire: WireProtocol) async throws {
         let chains = try TrustFixtures.chains()
-        try await TrustFixtures.withServer(presenting: kind) { server, transport in
+        try await TrustFixtures.withServer(over: wire, presenting: kind) { server, transport in
             for testCase in Self.cases where testCase.chain == kind {
                 let policy = Self.policy(for: testCase, chains: chains)
                 let error = try await TrustFixtures.connect(to: testCase.domain, port: server.port, on: transport, with: policy)

@@ -36,11 +36,13 @@ enum TrustFixtures {
     /// Runs `body` with a TLS test server presenting `kind`'s chain and a transport of its own,
     /// stopping both afterwards.
     static func withServer<Result>(
+        over wire: WireProtocol? = nil,
         presenting kind: TestCertificateChains.Kind,
         _ body: (LupineTestServer, NIOTransport) async throws -> Result
     ) async throws -> Result {
         let chains = try self.chains()
         return try await withServerAndTransport(
+            over: wire,
             server: .init(certificateChain: chains.chain(kind)),
             transport: .init(
                 // A bound against a hang: the whole suite shares two cores, and a handshake can wait its turn.

@@ -29,9 +29,9 @@ import Testing
         }
     }
 
-    @Test func downloadsToTheDestinationWithProgress() async throws {
+    @Test(arguments: WireProtocol.allCases) func downloadsToTheDestinationWithProgress(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let target = folder.appending(path: "nested/deeper/body.bin")
             let readings = Recorder<Double>()
@@ -51,9 +51,9 @@ import Testing
         }
     }
 
-    @Test func anExistingFileIsReplacedOnlyWhenAsked() async throws {
+    @Test(arguments: WireProtocol.allCases) func anExistingFileIsReplacedOnlyWhenAsked(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let target = folder.appending(path: "existing.bin")
             try Data("old".utf8).write(to: target)
@@ -74,9 +74,9 @@ import Testing
         }
     }
 
-    @Test func anUnwritableDestinationIsAnErrorAndLeavesNoTemporaryFile() async throws {
+    @Test(arguments: WireProtocol.allCases) func anUnwritableDestinationIsAnErrorAndLeavesNoTemporaryFile(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let target = folder.appending(path: "missing-folder/file.bin")
             let completion = try await self.download(manager) { done in
@@ -94,9 +94,9 @@ import Testing
         }
     }
 
-    @Test func anErrorStatusFailsWithThePageAndLeavesNoFile() async throws {
+    @Test(arguments: WireProtocol.allCases) func anErrorStatusFailsWithThePageAndLeavesNoFile(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let completion = try await self.download(manager) { done in
                 manager.downloadTask(with: Request(url: server.baseURL.appending(path: "status/404")), completionHandler: done)
@@ -110,6 +110,7 @@ import Testing
         }
     }
 
+    /// Over HTTP/1.1 alone: the cut comes from the faults listener, which speaks nothing else.
     @Test func aDownloadCutAtARandomByteResumesToTheExactFile() async throws {
         let folder = try temporaryFolder()
         try await withSessionManager { server, manager in
@@ -136,9 +137,9 @@ import Testing
         }
     }
 
-    @Test func cancellingWithResumeDataThenResumingCompletesTheFile() async throws {
+    @Test(arguments: WireProtocol.allCases) func cancellingWithResumeDataThenResumingCompletesTheFile(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let length = 32 * 1024 * 1024
             // The task suspends itself on its first bytes, so it cannot finish before the cancel.
@@ -165,9 +166,9 @@ import Testing
         }
     }
 
-    @Test func aChangedValidatorRestartsFromZero() async throws {
+    @Test(arguments: WireProtocol.allCases) func aChangedValidatorRestartsFromZero(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let partial = folder.appending(path: "stale.part")
             try Data(repeating: 0xEE, count: 500).write(to: partial)
@@ -182,9 +183,9 @@ import Testing
         }
     }
 
-    @Test func a416ForAWholeFileCompletesIt() async throws {
+    @Test(arguments: WireProtocol.allCases) func a416ForAWholeFileCompletesIt(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let whole = folder.appending(path: "whole.part")
             try Data(DeterministicBytes.bytes(in: 0..<1500)).write(to: whole)
@@ -249,9 +250,9 @@ import Testing
         #expect(try Data(contentsOf: precious) == Data("keep me".utf8))
     }
 
-    @Test func aFailedResumeKeepsTheCallersPartialFile() async throws {
+    @Test(arguments: WireProtocol.allCases) func aFailedResumeKeepsTheCallersPartialFile(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
-        try await withSessionManager { server, manager in
+        try await withSessionManager(over: wire) { server, manager in
             manager.downloadDirectory = folder
             let partial = folder.appending(path: "mine.part")
             try Data(repeating: 7, count: 300).write(to: partial)
@@ -268,6 +269,7 @@ import Testing
         }
     }
 
+    /// Over HTTP/1.1 alone: the cut comes from the faults listener, which speaks nothing else.
     @Test func resumeDataBelongToTheURLTheDownloadStartedWith() async throws {
         let folder = try temporaryFolder()
         try await withSessionManager { server, manager in

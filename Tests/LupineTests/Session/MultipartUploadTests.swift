@@ -8,11 +8,11 @@ import Testing
 /// Multipart bodies and upload tasks end to end: through `LupineTestServer`'s `/post` (which
 /// parses the form back into `form` and `files`) and `/upload` (which counts what arrived).
 @Suite struct MultipartUploadTests {
-    @Test func everyKindOfPartRoundTripsThroughPost() async throws {
+    @Test(arguments: WireProtocol.allCases) func everyKindOfPartRoundTripsThroughPost(over wire: WireProtocol) async throws {
         let text = try temporaryFile(Array("plain text\n".utf8), name: "notes.txt")
         let binary = [UInt8](0...255) + [UInt8](0...255)
         let streamed = [UInt8](repeating: UInt8(ascii: "s"), count: 70_000)
-        try await withSessionManager { _, manager in
+        try await withSessionManager(over: wire) { _, manager in
             var sentForm: MultipartFormData?
             let request = try manager.makeMultipartRequest(
                 "post",
@@ -60,8 +60,8 @@ import Testing
         }
     }
 
-    @Test func tenMixedPartsArriveInFull() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func tenMixedPartsArriveInFull(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let response = try await manager.post("post", parameters: nil) { form in
                 for index in 0..<10 {
                     if index.isMultiple(of: 2) {
@@ -81,9 +81,9 @@ import Testing
         }
     }
 
-    @Test func theContentLengthSentIsTheByteCountTheServerReceived() async throws {
+    @Test(arguments: WireProtocol.allCases) func theContentLengthSentIsTheByteCountTheServerReceived(over wire: WireProtocol) async throws {
         let file = try temporaryFile([UInt8](repeating: 0x5A, count: 300_000), name: "data.bin")
-        try await withSessionManager { _, manager in
+        try await withSessionManager(over: wire) { _, manager in
             var announced: Int?
             let request = try manager.makeMultipartRequest("upload", parameters: ["k": "v"], headers: nil) { form in
                 try form.appendPart(fileURL: file, name: "file")
@@ -101,8 +101,8 @@ import Testing
         }
     }
 
-    @Test func aMissingFilePartFailsBeforeAnythingIsSent() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func aMissingFilePartFailsBeforeAnythingIsSent(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             let missing = FileManager.default.temporaryDirectory.appending(path: "lupine-missing-\(UUID().uuidString).txt")
             let failure = Recorder<LupineError>()
             let task = manager.post("post", constructingBody: { try $0.appendPart(fileURL: missing, name: "f") }, success: nil) { _, error in
@@ -118,10 +118,10 @@ import Testing
         }
     }
 
-    @Test func uploadTasksSendFilesBytesAndStreams() async throws {
+    @Test(arguments: WireProtocol.allCases) func uploadTasksSendFilesBytesAndStreams(over wire: WireProtocol) async throws {
         let contents = [UInt8](repeating: 0x41, count: 3 * 1024 * 1024 + 7)
         let file = try temporaryFile(contents, name: "big.bin")
-        try await withSessionManager { _, manager in
+        try await withSessionManager(over: wire) { _, manager in
             let target = try manager.makeRequest(.PUT, "upload", parameters: nil, headers: nil)
             let readings = Recorder<Double>()
             let fromFile: TaskCompletion = await withCheckedContinuation { continuation in

@@ -5,8 +5,8 @@ import Testing
 
 /// Redirects and authentication challenges through the session layer.
 @Suite struct SessionRedirectAndAuthenticationTests {
-    @Test func followsRedirectsAndRecordsTheChain() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func followsRedirectsAndRecordsTheChain(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let response = try await manager.get("redirect/3")
             #expect(response.head?.statusCode == 200)
             #expect(response.redirectChain.count == 3)
@@ -14,8 +14,8 @@ import Testing
         }
     }
 
-    @Test func tooManyRedirectsIsAnError() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func tooManyRedirectsIsAnError(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.maximumRedirects = 2
             await #expect {
                 _ = try await manager.get("redirect/3")
@@ -26,8 +26,8 @@ import Testing
         }
     }
 
-    @Test func redirectLoopIsAnError() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func redirectLoopIsAnError(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             // `Location: #` points back at the same resource.
             await #expect {
                 _ = try await manager.get("redirect-to", parameters: ["url": "#"])
@@ -38,8 +38,8 @@ import Testing
         }
     }
 
-    @Test func postBecomesGetOn302AndKeepsItsMethodAndBodyOn307() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func postBecomesGetOn302AndKeepsItsMethodAndBodyOn307(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let found = try await manager.post("redirect-to?url=%2Fanything&status_code=302", parameters: ["k": "v"])
             let foundJSON = try #require(found.value as? [String: any Sendable])
             #expect(foundJSON["method"] as? String == "GET")
@@ -51,8 +51,8 @@ import Testing
         }
     }
 
-    @Test func authorizationIsDroppedWhenARedirectChangesHost() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func authorizationIsDroppedWhenARedirectChangesHost(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             let crossHost = "http://localhost:\(server.port)/headers"
             let sameHost = server.baseURL.absoluteString + "/headers"
             let auth = ["Authorization": "Bearer secret-token"]
@@ -65,8 +65,8 @@ import Testing
         }
     }
 
-    @Test func redirectHookCanRefuse() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func redirectHookCanRefuse(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             var hooks = SessionHooks()
             hooks.willPerformRedirection = { _, _, _ in nil }
             manager.hooks = hooks
@@ -77,8 +77,8 @@ import Testing
         }
     }
 
-    @Test func basicChallengeIsAnsweredByTheHook() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func basicChallengeIsAnsweredByTheHook(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let challenges = Recorder<AuthenticationChallenge>()
             var hooks = SessionHooks()
             hooks.didReceiveChallenge = { _, challenge in
@@ -95,8 +95,8 @@ import Testing
         }
     }
 
-    @Test func rejectedChallengeDeliversThe401() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func rejectedChallengeDeliversThe401(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             var hooks = SessionHooks()
             hooks.didReceiveChallenge = { _, _ in .rejectProtectionSpace }
             manager.hooks = hooks

@@ -6,14 +6,16 @@ import NIOConcurrencyHelpers
 import Testing
 
 /// Runs `body` with a test server and an ``HTTPSessionManager`` whose base URL is the server's,
-/// on a transport of its own that is shut down afterwards.
+/// on a transport of its own that is shut down afterwards, both speaking `wire` when given.
 func withSessionManager<Result>(
+    over wire: WireProtocol? = nil,
     server configuration: LupineTestServer.Configuration = .init(),
     _ body: (LupineTestServer, HTTPSessionManager) async throws -> Result
 ) async throws -> Result {
-    let server = try await LupineTestServer.start(configuration.lenient)
+    let server = try await LupineTestServer.start(WireProtocol.server(configuration, over: wire).lenient)
     // A connect (and TLS handshake) on a fully loaded machine can wait its turn for seconds.
-    let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration(connectTimeout: .seconds(60)))
+    let transport = WireProtocol.transport(TransportConfiguration(connectTimeout: .seconds(60)), over: wire)
+    let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: transport)
     return try await running {
         try await body(server, manager)
     } thenAlways: {

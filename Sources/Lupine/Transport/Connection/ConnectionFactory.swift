@@ -5,6 +5,7 @@ import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// Opens connections for the pool: resolves the host, connects (happy eyeballs over IPv4 and
 /// IPv6), performs the TLS handshake with the trust hook (ALPN offering what the configuration
@@ -73,19 +74,44 @@ struct ConnectionFactory: Sendable {
                 // Here rather than before `connect`: for a host name, the lookup comes first.
                 setup.mark(.connectStart)
                 return channel.eventLoop.makeCompletedFuture {
+                    // The HTTP handlers go in before any byte is read: here for cleartext, and
+                    // for TLS when ALPN has settled, while the negotiation handler holds back
+                    // what came after the handshake (an HTTP/2 server's SETTINGS comes at once).
                     let sync = channel.pipeline.syncOperations
-                    if key.scheme == .https, let evaluator = key.trustEvaluator {
-                        setup.mark(.secureConnectionStart)
-                        let tlsHandler = try Self.makeTLSHandler(
-                            context: sslContext.get(),
-                            key: key,
-                            evaluator: evaluator,
-                            rejection: trustRejection
-                        )
-                        try sync.addHandler(tlsHandler)
-                        try sync.addHandler(TLSHandshakeObserver(eventLoop: channel.eventLoop))
+                    let readiness = Readiness(eventLoop: channel.eventLoop)
+                    try sync.addHandler(readiness)
+                    guard key.scheme == .https, let evaluator = key.trustEvaluator else {
+                        try sync.addHandler(ByteCountingHandler())
+                        readiness.ready.completeWith(try self.speak(on: channel, id: id, key: key, negotiated: nil, setup: setup, events: events))
+                        return
                     }
+                    setup.mark(.secureConnectionStart)
+                    let tlsHandler = try Self.makeTLSHandler(
+                        context: sslContext.get(),
+                        key: key,
+                        evaluator: evaluator,
+                        rejection: trustRejection
+                    )
+                    try sync.addHandler(tlsHandler)
+                    try sync.addHandler(TLSHandshakeObserver(eventLoop: channel.eventLoop))
                     try sync.addHandler(ByteCountingHandler())
+                    try sync.addHandler(
+                        ApplicationProtocolNegotiationHandler { result, channel in
+                            setup.mark(.secureConnectionEnd)
+                            let negotiated: String? = if case .negotiated(let name) = result { name } else { nil }
+                            do {
+                                // Succeeded at once: what the server sent after the handshake
+                                // (its SETTINGS) goes on to the handlers just added.
+                                readiness.ready.completeWith(
+                                    try self.speak(on: channel, id: id, key: key, negotiated: negotiated, setup: setup, events: events)
+                                )
+                                return channel.eventLoop.makeSucceededVoidFuture()
+                            } catch {
+                                readiness.ready.fail(error)
+                                return channel.eventLoop.makeFailedFuture(error)
+                            }
+                        }
+                    )
                 }
             }
 
@@ -105,38 +131,24 @@ struct ConnectionFactory: Sendable {
             case .success(let channel):
                 setup.mark(.connectEnd)
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
-                // Happy eyeballs may have initialised several channels: the one that won is
-                // given its HTTP handlers once its handshake (if any) is done, in the same call
-                // that reports the handshake, before any byte after it is read.
+                // Happy eyeballs may have initialised several channels: take the one that won.
                 let pipeline = channel.pipeline.syncOperations
-                let handshake =
-                    (try? pipeline.handler(type: TLSHandshakeObserver.self).handshakeCompleted)
-                    ?? channel.eventLoop.makeSucceededFuture(nil)
-                handshake.whenComplete { result in
-                    switch result {
-                    case .success(let negotiated):
-                        if key.scheme == .https { setup.mark(.secureConnectionEnd) }
-                        let made = Result {
-                            try self.speak(on: channel, id: id, key: key, negotiated: negotiated, setup: setup, events: events)
-                        }
-                        switch made {
-                        case .success(let ready): connected.completeWith(ready)
-                        case .failure(let error): connected.fail(error)
-                        }
-                    case .failure(let error):
+                guard let readiness = try? pipeline.handler(type: Readiness.self) else {
+                    connected.fail(TransportError.connectionClosedBeforeResponse)
+                    return
+                }
+                if let handshake = try? pipeline.handler(type: TLSHandshakeObserver.self).handshakeCompleted {
+                    handshake.whenFailure { error in
                         if let rejection = trustRejection.withLockedValue({ $0 }) {
                             connected.fail(
-                                TransportError.serverTrustRejected(
-                                    host: key.host,
-                                    reason: rejection.reason,
-                                    certificateChain: rejection.chain
-                                )
+                                TransportError.serverTrustRejected(host: key.host, reason: rejection.reason, certificateChain: rejection.chain)
                             )
                         } else {
                             connected.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
                         }
                     }
                 }
+                readiness.ready.futureResult.whenComplete { connected.completeWith($0) }
             }
         }
         return connected.futureResult
@@ -166,7 +178,7 @@ struct ConnectionFactory: Sendable {
             )
             try sync.addHandler(handler)
             let requests = HTTPConnection.Requests.http1(NIOLoopBound(handler, eventLoop: channel.eventLoop))
-            let connection = HTTPConnection(id: id, channel: channel, requests: requests, setupMetrics: setup.snapshot)
+            let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup)
             return channel.eventLoop.makeSucceededFuture((connection, 1))
         }
         let http2 = NIOHTTP2Handler(
@@ -194,7 +206,7 @@ struct ConnectionFactory: Sendable {
             events.goingAway()
         }
         let requests = HTTPConnection.Requests.http2(NIOLoopBound(streams, eventLoop: channel.eventLoop))
-        let connection = HTTPConnection(id: id, channel: channel, requests: requests, setupMetrics: setup.snapshot)
+        let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup)
         return watcher.ready.flatMapErrorThrowing { error in
             throw TransportError.invalidResponse(
                 reason: "the server did not answer in HTTP/2: \(TransportErrorWords.describe(error))"

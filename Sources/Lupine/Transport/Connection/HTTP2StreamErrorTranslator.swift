@@ -22,6 +22,9 @@ final class HTTP2StreamErrorTranslator: ChannelInboundHandler, RemovableChannelH
     }
 
     static func translate(_ error: any Error, lastProcessed: HTTP2StreamID?) -> any Error {
+        if error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
+            return TransportError.requestNotProcessed(reason: "it went away (GOAWAY) as the request's stream opened")
+        }
         guard let closed = error as? NIOHTTP2Errors.StreamClosed else { return error }
         if closed.errorCode == .refusedStream {
             return TransportError.requestNotProcessed(reason: "it refused the request's stream (REFUSED_STREAM)")

@@ -73,9 +73,17 @@ final class HTTP2Streams {
         opened.futureResult.assumeIsolated().whenComplete { result in
             let streams = this.value
             let waiting = streams.opening.removeValue(forKey: id) ?? []
-            guard case .success = result, let handler = streams.handlers[id] else {
+            // A GOAWAY may come while the stream opens: the request then never goes out.
+            guard case .success = result, let handler = streams.handlers[id], !streams.isGoingAway else {
                 streams.handlers[id] = nil
-                headPromise.fail(TransportError.connectionClosedBeforeResponse)
+                if case .success(let stream) = result {
+                    stream.close(promise: nil)
+                }
+                headPromise.fail(
+                    streams.isGoingAway
+                        ? TransportError.requestNotProcessed(reason: "it went away (GOAWAY) as the request's stream opened")
+                        : TransportError.connectionClosedBeforeResponse
+                )
                 ended?.deliver(())
                 for body in waiting { body(nil) }
                 streams.finished(id)

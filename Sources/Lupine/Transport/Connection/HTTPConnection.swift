@@ -15,24 +15,24 @@ final class HTTPConnection: Sendable {
     let id: PoolConnectionID
     let channel: any Channel
     private let requests: Requests
-    /// Connection-setup timings, copied into the metrics of the first request only.
-    private let setupMetrics: TransportMetrics
-    /// The peer as `ip:port`, worked out once: the channel's address is read under a lock and
-    /// formatted with `inet_ntop`.
-    private let remoteAddress: String?
-    private let servedRequests = NIOLockedValueBox(0)
+    /// Connection-setup timings, copied into the metrics of the first request only (read then:
+    /// the connect's end is marked after the HTTP handlers are in place).
+    private let setup: MetricsRecorder
+    /// How many requests the connection has been given, and the peer as `ip:port`, worked out
+    /// once at the first (the channel's address is read under a lock and formatted with
+    /// `inet_ntop`; the connection is made before its channel has connected).
+    private let served = NIOLockedValueBox((count: 0, remoteAddress: String?.none))
 
     init(
         id: PoolConnectionID,
         channel: any Channel,
         requests: Requests,
-        setupMetrics: TransportMetrics
+        setup: MetricsRecorder
     ) {
         self.id = id
         self.channel = channel
         self.requests = requests
-        self.setupMetrics = setupMetrics
-        self.remoteAddress = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+        self.setup = setup
     }
 
     var eventLoop: any EventLoop { self.channel.eventLoop }
@@ -49,16 +49,21 @@ final class HTTPConnection: Sendable {
         into head: AwaitedValue<Result<TransportResponse, any Error>>,
         ended: AwaitedValue<Void>? = nil
     ) -> HTTPClientRequestHandler.RequestID {
-        let served = self.servedRequests.withLockedValue { count in
-            defer { count += 1 }
-            return count
+        let channel = self.channel
+        let (served, remoteAddress) = self.served.withLockedValue { served in
+            defer { served.count += 1 }
+            if served.count == 0 {
+                served.remoteAddress = channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+            }
+            return served
         }
-        let setup = self.setupMetrics
-        let remoteAddress = self.remoteAddress
+        let setup = served == 0 ? self.setup.snapshot : nil
+        let protocolName = self.requests.protocolName
         request.metrics.record { metrics in
             metrics.isReusedConnection = served > 0
             metrics.remoteAddress = remoteAddress
-            if served == 0 {
+            metrics.networkProtocolName = protocolName
+            if let setup {
                 metrics.domainLookupStart = setup.domainLookupStart
                 metrics.domainLookupEnd = setup.domainLookupEnd
                 metrics.connectStart = setup.connectStart
@@ -139,6 +144,14 @@ final class HTTPConnection: Sendable {
 }
 
 extension HTTPConnection.Requests {
+    /// The protocol's ALPN name.
+    var protocolName: String {
+        switch self {
+        case .http1: "http/1.1"
+        case .http2: "h2"
+        }
+    }
+
     /// On the event loop: runs `body` with the handler that runs request `id`, once it has started.
     func withHandler(of id: HTTPClientRequestHandler.RequestID, _ body: @escaping (HTTPClientRequestHandler?) -> Void) {
         switch self {

@@ -1,18 +1,16 @@
 import NIOCore
 import NIOTLS
 
-/// Reports when its channel's TLS handshake finishes, with the protocol ALPN settled on, or the
-/// first error before that.
+/// Reports when its channel's TLS handshake finishes, or the first error before that.
 final class TLSHandshakeObserver: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    private var promise: EventLoopPromise<String?>?
-    /// Succeeds when the handshake completes, with the ALPN protocol (`nil` when the server picked
-    /// none); fails if the channel errs or goes away first.
-    let handshakeCompleted: EventLoopFuture<String?>
+    private var promise: EventLoopPromise<Void>?
+    /// Succeeds when the handshake completes; fails if the channel errs or goes away first.
+    let handshakeCompleted: EventLoopFuture<Void>
 
     init(eventLoop: any EventLoop) {
-        let promise = eventLoop.makePromise(of: String?.self)
+        let promise = eventLoop.makePromise(of: Void.self)
         self.promise = promise
         self.handshakeCompleted = promise.futureResult
     }
@@ -23,8 +21,8 @@ final class TLSHandshakeObserver: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
-            self.promise?.succeed(negotiated)
+        if case TLSUserEvent.handshakeCompleted = event {
+            self.promise?.succeed()
             self.promise = nil
         }
         context.fireUserInboundEventTriggered(event)
