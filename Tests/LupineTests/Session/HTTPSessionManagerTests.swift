@@ -23,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func headPutsParametersInTheURLAndHasNoBody() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func headPutsParametersInTheURLAndHasNoBody(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let response = try await manager.head("get", parameters: ["a": "1"])
             #expect(response.head?.statusCode == 200)
             #expect(response.data.isEmpty)
@@ -47,8 +47,8 @@ import Testing
         }
     }
 
-    @Test func jsonRequestSerializerSendsJSON() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func jsonRequestSerializerSendsJSON(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.requestSerializer = JSONRequestSerializer()
             let response = try await manager.post("post", parameters: ["n": 1, "s": "x"])
             let json = try #require(response.value as? [String: any Sendable])
@@ -58,16 +58,16 @@ import Testing
         }
     }
 
-    @Test func decodableResponse() async throws {
-        try await withSessionManager { server, manager in
+    @Test(arguments: WireProtocol.allCases) func decodableResponse(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { server, manager in
             let response = try await manager.get("get", parameters: ["q": "swift"], as: Echo.self)
             #expect(response.value?.args == ["q": "swift"])
             #expect(response.value?.url.hasPrefix(server.baseURL.absoluteString) == true)
         }
     }
 
-    @Test func stringAndXMLResponses() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func stringAndXMLResponses(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let text = try await manager.request(.GET, "xml", serializer: StringResponseSerializer())
             #expect(text.value?.contains("<slideshow") == true)
             let xml = try await manager.request(.GET, "xml", serializer: XMLParserResponseSerializer())
@@ -81,8 +81,8 @@ import Testing
         }
     }
 
-    @Test func propertyListResponse() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func propertyListResponse(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let response = try await manager.request(.GET, "plist", serializer: PropertyListResponseSerializer())
             let root = try #require(response.value as? [String: any Sendable])
             let slideshow = try #require(root["slideshow"] as? [String: any Sendable])
@@ -100,8 +100,8 @@ import Testing
         }
     }
 
-    @Test func unacceptableStatusCarriesTheBodyAndTheParsedValue() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func unacceptableStatusCarriesTheBodyAndTheParsedValue(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let request = try manager.makeRequest(.GET, "status/418", parameters: nil, headers: nil)
             let completion = await withCheckedContinuation { continuation in
                 manager.dataTask(with: request, serializer: StringResponseSerializer()) {
@@ -117,8 +117,8 @@ import Testing
         }
     }
 
-    @Test func invalidJSONIsASerializationError() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func invalidJSONIsASerializationError(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             var serializer = JSONResponseSerializer()
             serializer.acceptableContentTypes = nil
             await #expect {
@@ -130,8 +130,8 @@ import Testing
         }
     }
 
-    @Test func callbackStyleSucceedsAndFails() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func callbackStyleSucceedsAndFails(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let success = await awaitCallback { done in
                 manager.get("get", parameters: ["a": "1"], success: { _, value in done(.success(value)) }, failure: { _, error in done(.failure(error)) })
             }
@@ -148,8 +148,8 @@ import Testing
         }
     }
 
-    @Test func unbuildableRequestReturnsNilAndCallsFailure() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func unbuildableRequestReturnsNilAndCallsFailure(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let box = Recorder<Bool>()
             let result = await awaitCallback { done in
                 let task = manager.get(

@@ -6,8 +6,8 @@ import Testing
 
 /// Task lifecycle: notifications, completion queue, progress, suspend and resume, cancellation.
 @Suite struct TaskLifecycleTests {
-    @Test func notificationsArriveOncePerEventInOrder() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func notificationsArriveOncePerEventInOrder(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let request = try manager.makeRequest(.GET, "get", parameters: nil, headers: nil)
             let completions = Recorder<TaskCompletion>()
             let task = manager.dataTask(with: request) { completions.append($0) }
@@ -29,8 +29,8 @@ import Testing
         }
     }
 
-    @Test func completionRunsOnTheCompletionQueueInsideTheGroup() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func completionRunsOnTheCompletionQueueInsideTheGroup(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let queue = DispatchQueue(label: "lupine.tests.completion")
             let key = DispatchSpecificKey<String>()
             queue.setSpecific(key: key, value: "completion")
@@ -49,8 +49,8 @@ import Testing
         }
     }
 
-    @Test func downloadProgressReachesOne() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func downloadProgressReachesOne(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()
             let readings = Recorder<Double>()
             let result = await awaitCallback { done in
@@ -67,9 +67,9 @@ import Testing
         }
     }
 
-    @Test func uploadProgressFollowsTheSocketToOne() async throws {
+    @Test(arguments: WireProtocol.allCases) func uploadProgressFollowsTheSocketToOne(over wire: WireProtocol) async throws {
         let file = try temporaryFile([UInt8](repeating: 0x61, count: 4 * 1024 * 1024), name: "upload.bin")
-        try await withSessionManager { _, manager in
+        try await withSessionManager(over: wire) { _, manager in
             var request = try manager.makeRequest(.PUT, "put", parameters: nil, headers: nil)
             request.body = .file(file)
             let readings = Recorder<Double>()
@@ -88,8 +88,8 @@ import Testing
         }
     }
 
-    @Test func aTaskCancelledBeforeItRunsSendsNothing() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func aTaskCancelledBeforeItRunsSendsNothing(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             // An idle pooled connection: a request could go out without any suspension.
             _ = try await manager.get("get")
             let request = try manager.makeRequest(.POST, "post", parameters: ["a": "1"], headers: nil)
@@ -105,8 +105,8 @@ import Testing
         }
     }
 
-    @Test func progressAsAnAsyncSequenceEndsAtOne() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func progressAsAnAsyncSequenceEndsAtOne(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()
             let request = try manager.makeRequest(.GET, "stream-bytes/300000", parameters: nil, headers: nil)
             let task = manager.dataTask(with: request) { _ in }
@@ -121,8 +121,8 @@ import Testing
         }
     }
 
-    @Test func suspendStopsReadingAndResumeCompletes() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func suspendStopsReadingAndResumeCompletes(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()
             let size = 32 * 1024 * 1024
             let request = try manager.makeRequest(.GET, "stream-bytes/\(size)", parameters: nil, headers: nil)
@@ -149,8 +149,8 @@ import Testing
         }
     }
 
-    @Test func cancelDuringTheBodyCompletesOnceWithCancellation() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func cancelDuringTheBodyCompletesOnceWithCancellation(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()
             let request = try manager.makeRequest(.GET, "drip?numbytes=100&duration=20", parameters: nil, headers: nil)
             let completions = Recorder<TaskCompletion>()
@@ -171,8 +171,8 @@ import Testing
         }
     }
 
-    @Test func cancellingTheSwiftTaskCancelsTheRequest() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func cancellingTheSwiftTaskCancelsTheRequest(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let call = Task { try await manager.get("delay/10") }
             try await waitUntil("the request is running") { !manager.tasks.isEmpty }
             call.cancel()
@@ -180,8 +180,8 @@ import Testing
         }
     }
 
-    @Test func cancellingAnAwaitedTaskEndsTheCall() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func cancellingAnAwaitedTaskEndsTheCall(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             // The async verbs run the task in the caller's Swift task: `cancel()` reaches the
             // transport through the task's own cancellation handle.
             let call = Task { try await manager.get("delay/10") }
@@ -191,8 +191,8 @@ import Testing
         }
     }
 
-    @Test func invalidatingTheSessionCancelsAnAwaitedTaskDuringItsBody() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func invalidatingTheSessionCancelsAnAwaitedTaskDuringItsBody(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             manager.responseSerializer = HTTPResponseSerializer()
             let call = Task { try await manager.get("drip?numbytes=100&duration=20") }
             try await waitUntil("the body starts") { (manager.tasks.first?.countOfBytesReceived ?? 0) > 0 }
@@ -201,8 +201,8 @@ import Testing
         }
     }
 
-    @Test func aTaskProgressIsNotAdoptedByTheCallersCurrentProgress() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func aTaskProgressIsNotAdoptedByTheCallersCurrentProgress(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let request = try manager.makeRequest(.GET, "bytes/1000", parameters: nil, headers: nil)
             let completions = Recorder<TaskCompletion>()
             let parent = Progress(totalUnitCount: 10)
@@ -222,8 +222,8 @@ import Testing
         }
     }
 
-    @Test func progressCancellationCancelsTheTask() async throws {
-        try await withSessionManager { _, manager in
+    @Test(arguments: WireProtocol.allCases) func progressCancellationCancelsTheTask(over wire: WireProtocol) async throws {
+        try await withSessionManager(over: wire) { _, manager in
             let request = try manager.makeRequest(.GET, "delay/10", parameters: nil, headers: nil)
             let completions = Recorder<TaskCompletion>()
             let task = manager.dataTask(with: request) { completions.append($0) }

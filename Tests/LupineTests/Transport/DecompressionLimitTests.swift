@@ -14,8 +14,8 @@ import Testing
         return Array(#"{"width":70,"height":70,"pixels":["#.utf8) + Array(pixels.utf8) + Array("]}".utf8)
     }()
 
-    @Test func aHighlyRepetitiveJSONBodyInflatesWithTheDefaultLimit() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aHighlyRepetitiveJSONBodyInflatesWithTheDefaultLimit(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let json = Self.repetitiveJSON
             let request = TransportRequest(
                 method: .POST,
@@ -33,8 +33,8 @@ import Testing
         }
     }
 
-    @Test func aStreamedGzipBombOfOneGiBFailsEarlyWithTheTypedError() async throws {
-        try await withServerAndTransport { server, transport in
+    @Test(arguments: WireProtocol.allCases) func aStreamedGzipBombOfOneGiBFailsEarlyWithTheTypedError(over wire: WireProtocol) async throws {
+        try await withServerAndTransport(over: wire) { server, transport in
             let response = try await transport.execute(TransportRequest(url: server.baseURL.appending("/gzip-zeros/\(1 << 30)"), cancellation: TransportCancellation()))
             var delivered = 0
             await #expect {
@@ -53,9 +53,9 @@ import Testing
         }
     }
 
-    @Test func aSizeLimitStopsABodyWhateverItsRatio() async throws {
+    @Test(arguments: WireProtocol.allCases) func aSizeLimitStopsABodyWhateverItsRatio(over wire: WireProtocol) async throws {
         let limit = DecompressionLimit(maximumSize: 4 * 1024 * 1024, maximumRatio: nil)
-        try await withServerAndTransport(transport: .init(decompressionLimit: limit)) { server, transport in
+        try await withServerAndTransport(over: wire, transport: .init(decompressionLimit: limit)) { server, transport in
             let (small, body) = try await transport.get(server.baseURL.appending("/gzip-zeros/\(3 * 1024 * 1024)"))
             #expect(small.status == .ok)
             #expect(body.readableBytes == 3 * 1024 * 1024)
