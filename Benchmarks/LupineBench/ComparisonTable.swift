@@ -1,19 +1,13 @@
 import Foundation
 
-/// Prints the network comparison: p50 at concurrency 1, req/s at 64, the CPU and context
-/// switches per request behind them, and the ratios issue 12 sets bars for.
+/// Prints the network comparisons: p50 at concurrency 1, req/s at 64, the CPU and context
+/// switches per request behind them, and the ratios issue 12 sets bars for (issue 26's, for
+/// HTTP/2, are ``HTTP2Comparison``'s).
 enum ComparisonTable {
     typealias Samples = [NetworkComparison.Row: [String: [NetworkComparison.Sample]]]
 
     static func print(samples: Samples, columns: [String], rows: [NetworkComparison.Row]) {
-        Swift.print(Self.line(["", "what"] + columns))
-        for row in rows {
-            let label = "c=\(row.concurrency)" + (row.connections.map { ", \($0) conns" } ?? ", default pools")
-            let measure: (NetworkComparison.Sample) -> Double? = row.concurrency == 1 ? { $0.p50Microseconds } : { $0.requestsPerSecond }
-            Swift.print(Self.line([label, row.concurrency == 1 ? "p50 µs" : "req/s"] + columns.map { Self.cell(samples, row, $0, measure) }))
-            Swift.print(Self.line(["", "CPU µs/req"] + columns.map { Self.cell(samples, row, $0) { $0.cpuMicroseconds } }))
-            Swift.print(Self.line(["", "switches/req"] + columns.map { Self.cell(samples, row, $0, decimals: 2) { $0.switches } }))
-        }
+        Self.printSamples(samples, columns: columns, rows: rows)
         let single = NetworkComparison.Row(concurrency: 1, connections: nil)
         let loaded = NetworkComparison.Row(concurrency: 64, connections: nil)
         let keeps = Self.median(samples, loaded, "Lupine session", \.requestsPerSecond) / Self.median(samples, loaded, "Lupine transport", \.requestsPerSecond)
@@ -29,7 +23,19 @@ enum ComparisonTable {
         Self.bar(String(format: "c=1: the transport's p50 = %.2f× wrk's", overWrk), "bar ≤ 1.6×", overWrk <= 1.6)
     }
 
-    private static func bar(_ text: String, _ bar: String, _ met: Bool) {
+    /// The table alone: p50 at concurrency 1, req/s above it, and CPU and context switches per request.
+    static func printSamples(_ samples: Samples, columns: [String], rows: [NetworkComparison.Row]) {
+        Swift.print(Self.line(["", "what"] + columns))
+        for row in rows {
+            let label = "c=\(row.concurrency)" + (row.connections.map { ", \($0) conns" } ?? ", default pools")
+            let measure: (NetworkComparison.Sample) -> Double? = row.concurrency == 1 ? { $0.p50Microseconds } : { $0.requestsPerSecond }
+            Swift.print(Self.line([label, row.concurrency == 1 ? "p50 µs" : "req/s"] + columns.map { Self.cell(samples, row, $0, measure) }))
+            Swift.print(Self.line(["", "CPU µs/req"] + columns.map { Self.cell(samples, row, $0) { $0.cpuMicroseconds } }))
+            Swift.print(Self.line(["", "switches/req"] + columns.map { Self.cell(samples, row, $0, decimals: 2) { $0.switches } }))
+        }
+    }
+
+    static func bar(_ text: String, _ bar: String, _ met: Bool) {
         Swift.print("\(text) (\(bar): \(met ? "met" : "NOT met"))")
     }
 
@@ -45,7 +51,7 @@ enum ComparisonTable {
         return String(format: "%.\(decimals)f", Self.medianOf(values))
     }
 
-    private static func median(_ samples: Samples, _ row: NetworkComparison.Row, _ column: String, _ value: KeyPath<NetworkComparison.Sample, Double>) -> Double {
+    static func median(_ samples: Samples, _ row: NetworkComparison.Row, _ column: String, _ value: KeyPath<NetworkComparison.Sample, Double>) -> Double {
         Self.medianOf((samples[row]?[column] ?? []).map { $0[keyPath: value] })
     }
 

@@ -7,17 +7,18 @@ import NIOHTTP1
 import NIOPosix
 
 /// `lupine-bench`: the session layer against Lupine's bare transport, AsyncHTTPClient's two APIs,
-/// URLSession and wrk over the network; the session layer's cost on a transport replayed from
-/// memory; and 1 GiB transfers to and from files against curl.
+/// URLSession and wrk over the network; HTTP/2 against nginx beside AsyncHTTPClient and h2load;
+/// the session layer's cost on a transport replayed from memory; and 1 GiB transfers to and from
+/// files against curl.
 ///
-/// Usage: `swift run -c release lupine-bench [--only session|layer|cache|observability|images|transfers] [--rounds N]
+/// Usage: `swift run -c release lupine-bench [--only session|http2|layer|cache|observability|images|transfers] [--rounds N]
 /// [--requests N] [--transfer-bytes N]`, or `--profile transport|session [--concurrency N]
 /// [--url BASE]` to run one path alone under a profiler (`perf record -g lupine-bench --profile session`).
 /// Servers run in processes of their own, pinned to the last core while the clients keep the first.
 @main
 struct LupineBench {
     static let usage = """
-        usage: lupine-bench [--only session|layer|cache|observability|images|transfers] [--rounds N]
+        usage: lupine-bench [--only session|http2|layer|cache|observability|images|transfers] [--rounds N]
                             [--requests N] [--transfer-bytes N] [--nio-executor]
                lupine-bench --profile transport|session [--concurrency N] [--requests N] [--url BASE]
         """
@@ -54,6 +55,9 @@ struct LupineBench {
             defer { server.stop() }
             try await NetworkComparison.run(server: server, rounds: rounds, requests: requests)
         }
+        if only == nil || only == "http2" {
+            try await HTTP2Comparison.run(rounds: rounds, requests: requests, downloadSize: transferSize)
+        }
         if only == nil || only == "layer" {
             try await Self.layerCost(requests: requests)
         }
@@ -82,7 +86,7 @@ struct LupineBench {
     static func unknownArgument(in arguments: [String]) -> String? {
         let flags: Set = ["--nio-executor", "--serve"]
         let choices: [String: Set<String>] = [
-            "--only": ["session", "layer", "cache", "observability", "images", "transfers"],
+            "--only": ["session", "http2", "layer", "cache", "observability", "images", "transfers"],
             "--profile": ["transport", "session"],
         ]
         let counts: Set = ["--rounds", "--requests", "--transfer-bytes", "--concurrency"]
@@ -247,6 +251,8 @@ enum BenchError: Error {
     case curlFailed(Int32)
     case incompleteTransfer(Int)
     case serverDidNotStart
+    /// A tool the part needs is not installed.
+    case missing(String)
     /// A cache that should hold the response did not.
     case cacheMiss(String)
 }

@@ -29,11 +29,11 @@ enum NetworkComparison {
             self.switches = result.usage.map { Double($0.contextSwitches) / Double(max(1, result.requests)) }
         }
 
-        init(client: String, requestsPerSecond: Double, p50Microseconds: Double) {
+        init(client: String, requestsPerSecond: Double, p50Microseconds: Double, cpuMicroseconds: Double? = nil) {
             self.client = client
             self.requestsPerSecond = requestsPerSecond
             self.p50Microseconds = p50Microseconds
-            self.cpuMicroseconds = nil
+            self.cpuMicroseconds = cpuMicroseconds
             self.switches = nil
         }
     }

@@ -2,7 +2,9 @@ import Foundation
 
 /// The server the network comparison runs against: nginx when it is installed (serving one
 /// 300-byte JSON document at `/get`), else this benchmark's own `--serve` child, in a process of
-/// its own pinned to the last core, while the benchmark pins itself to the first.
+/// its own pinned to the last core, while the benchmark pins itself to the first. With `tls`,
+/// nginx alone, over TLS with HTTP/2 and HTTP/1.1 by ALPN on one port, with a certificate made
+/// at start, and a file of `largeFileSize` zero bytes at `/large`.
 final class PinnedServer {
     let baseURL: URL
     /// What serves, for the report.
@@ -22,14 +24,35 @@ final class PinnedServer {
     static var serverCore: Int { max(0, ProcessInfo.processInfo.activeProcessorCount - 1) }
     static let clientCore = 0
 
-    init() throws {
-        if let nginx = Self.executable(named: "nginx") {
+    init(tls: Bool = false, largeFileSize: Int = 0) throws {
+        if tls {
+            guard let nginx = Self.executable(named: "nginx"), let openssl = Self.executable(named: "openssl") else {
+                throw BenchError.missing("nginx and openssl")
+            }
+            let folder = FileManager.default.temporaryDirectory.appending(path: "lupine-bench-nginx-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(Self.document.utf8).write(to: folder.appending(path: "get"))
+            // Sparse: a gibibyte of zeros costs no disk.
+            let large = folder.appending(path: "large")
+            guard FileManager.default.createFile(atPath: large.path, contents: nil) else { throw BenchError.missing("a writable temporary folder") }
+            try FileHandle(forWritingTo: large).truncate(atOffset: UInt64(largeFileSize))
+            try Self.makeCertificate(openssl: openssl, in: folder)
+            let port = try FreePort.pick()
+            let configuration = Self.nginxConfiguration(folder: folder, port: port, tls: true)
+            try configuration.write(to: folder.appending(path: "nginx.conf"), atomically: true, encoding: .utf8)
+            self.process = try Self.pinned(nginx, ["-p", folder.path, "-c", folder.appending(path: "nginx.conf").path])
+            self.folder = folder
+            self.name = "nginx, 1 worker, TLS with h2 and http/1.1 by ALPN"
+            guard let url = URL(string: "https://127.0.0.1:\(port)") else { throw BenchError.invalidURL("port \(port)") }
+            self.baseURL = url
+            try Self.waitUntilAccepting(port: port)
+        } else if let nginx = Self.executable(named: "nginx") {
             let folder = FileManager.default.temporaryDirectory.appending(path: "lupine-bench-nginx-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(Self.document.utf8).write(to: folder.appending(path: "get"))
             try Data(Self.document.utf8).write(to: folder.appending(path: "cached"))
             let port = try FreePort.pick()
-            try Self.nginxConfiguration(folder: folder, port: port).write(to: folder.appending(path: "nginx.conf"), atomically: true, encoding: .utf8)
+            try Self.nginxConfiguration(folder: folder, port: port, tls: false).write(to: folder.appending(path: "nginx.conf"), atomically: true, encoding: .utf8)
             let process = try Self.pinned(nginx, ["-p", folder.path, "-c", folder.appending(path: "nginx.conf").path])
             self.process = process
             self.folder = folder
@@ -98,28 +121,48 @@ final class PinnedServer {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    private static func nginxConfiguration(folder: URL, port: Int) -> String {
-        """
-        daemon off;
-        master_process off;
-        worker_processes 1;
-        error_log \(folder.path)/error.log;
-        pid \(folder.path)/nginx.pid;
-        events { worker_connections 1024; }
-        http {
-            access_log off;
-            keepalive_requests 1000000;
-            keepalive_timeout 120s;
-            client_body_temp_path \(folder.path);
-            types { }
-            default_type application/json;
-            server {
-                listen 127.0.0.1:\(port) reuseport;
-                root \(folder.path);
-                location = /cached { add_header Cache-Control "max-age=3600"; }
+    /// A self-signed P-256 certificate for 127.0.0.1, `cert.pem` and `key.pem` in `folder`.
+    private static func makeCertificate(openssl: URL, in folder: URL) throws {
+        let process = Process()
+        process.executableURL = openssl
+        process.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-keyout", folder.appending(path: "key.pem").path, "-out", folder.appending(path: "cert.pem").path,
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError.missing("a certificate from openssl") }
+    }
+
+    private static func nginxConfiguration(folder: URL, port: Int, tls: Bool) -> String {
+        let listen =
+            tls
+            ? "listen 127.0.0.1:\(port) ssl http2 reuseport; ssl_certificate \(folder.path)/cert.pem; ssl_certificate_key \(folder.path)/key.pem;"
+            : "listen 127.0.0.1:\(port) reuseport;"
+        return """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            error_log \(folder.path)/error.log;
+            pid \(folder.path)/nginx.pid;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                keepalive_requests 1000000;
+                keepalive_timeout 120s;
+                client_body_temp_path \(folder.path);
+                types { }
+                default_type application/json;
+                server {
+                    \(listen)
+                    root \(folder.path);
+                    location = /cached { add_header Cache-Control "max-age=3600"; }
+                }
             }
-        }
-        """
+            """
     }
 
     /// Polls the port until nginx accepts (bounded: 5 s), so the first round does not race its start.

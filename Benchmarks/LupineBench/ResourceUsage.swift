@@ -9,12 +9,14 @@ struct ResourceUsage {
     let cpuSeconds: Double
     let contextSwitches: Int
 
-    static func now() -> ResourceUsage {
+    /// This process's usage, or with `children` that of its children it has waited for (a
+    /// peer's process, such as h2load).
+    static func now(children: Bool = false) -> ResourceUsage {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
         #endif
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6

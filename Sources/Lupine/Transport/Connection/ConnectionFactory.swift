@@ -215,7 +215,8 @@ struct ConnectionFactory: Sendable {
     }
 
     /// Our HTTP/2 SETTINGS: no server push, header blocks up to 64 KiB (an HPACK bomb past that
-    /// fails its stream), and 1 MiB of body in flight per stream, 4 MiB per connection.
+    /// fails its stream), and 256 KiB of body in flight per stream (a download streams with about
+    /// that much held), 4 MiB per connection.
     private static let http2Connection: NIOHTTP2Handler.ConnectionConfiguration = {
         var configuration = NIOHTTP2Handler.ConnectionConfiguration()
         configuration.initialSettings = [
@@ -230,7 +231,7 @@ struct ConnectionFactory: Sendable {
 
     private static let http2Stream: NIOHTTP2Handler.StreamConfiguration = {
         var configuration = NIOHTTP2Handler.StreamConfiguration()
-        configuration.targetWindowSize = 1024 * 1024
+        configuration.targetWindowSize = 256 * 1024
         // A request body is written in parts of up to 64 KiB: one part in flight, as over HTTP/1.1.
         configuration.outboundBufferSizeHighWatermark = NIOTransport.largestQueuedBody
         configuration.outboundBufferSizeLowWatermark = NIOTransport.largestQueuedBody / 2
