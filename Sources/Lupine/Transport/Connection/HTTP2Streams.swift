@@ -118,7 +118,7 @@ final class HTTP2Streams {
         let counter = HTTP2StreamByteCounter()
         try sync.addHandler(counter)
         let this = NIOLoopBound(self, eventLoop: stream.eventLoop)
-        try sync.addHandler(HTTP2StreamErrorTranslator { this.value.lastProcessedStream })
+        try sync.addHandler(HTTP2StreamGuard { this.value.lastProcessedStream })
         try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: self.httpProtocol))
         if let decompressionLimit {
             try ConnectionFactory.addDecompression(limit: decompressionLimit, to: sync)

@@ -1,12 +1,16 @@
 import NIOCore
 import NIOHTTP2
 
-/// Turns what NIOHTTP2 reports when a stream ends early into the transport's errors, before they
-/// reach the request's handler. A stream the server refused (`REFUSED_STREAM`), or one its GOAWAY
-/// dropped (above the last stream it says it processed), was not processed and may be sent again
-/// (RFC 9113 §8.7): ``TransportError/requestNotProcessed(reason:)``. A stream reset otherwise
-/// fails with the server's error code.
-final class HTTP2StreamErrorTranslator: ChannelInboundHandler, RemovableChannelHandler {
+/// Stands between a request's HTTP/2 stream and NIOHTTP2's HTTP/1 codec.
+///
+/// A response head whose `:status` is not three digits is refused before the codec sees it (the
+/// codec traps on an empty or negative one) and the stream is reset. What NIOHTTP2 reports when
+/// a stream ends early becomes the transport's error: a stream the server refused
+/// (`REFUSED_STREAM`), or one its GOAWAY dropped (above the last stream it says it processed),
+/// was not processed and may be sent again (RFC 9113 §8.7):
+/// ``TransportError/requestNotProcessed(reason:)``; a stream reset otherwise fails with the
+/// server's error code.
+final class HTTP2StreamGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias InboundOut = HTTP2Frame.FramePayload
 
@@ -15,6 +19,22 @@ final class HTTP2StreamErrorTranslator: ChannelInboundHandler, RemovableChannelH
 
     init(lastProcessedStream: @escaping () -> HTTP2StreamID?) {
         self.lastProcessedStream = lastProcessedStream
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .headers(let headers) = Self.unwrapInboundIn(data),
+            let status = headers.headers[":status"].first(where: { !Self.isThreeDigits($0) })
+        {
+            let shown = status.unicodeScalars.map { $0.isASCII && !$0.properties.isWhitespace ? String($0) : "?" }.joined().prefix(20)
+            context.fireErrorCaught(TransportError.invalidResponse(reason: "the server's :status \"\(shown)\" is not three digits"))
+            context.close(promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    private static func isThreeDigits(_ status: String) -> Bool {
+        status.utf8.count == 3 && status.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -32,7 +52,7 @@ final class HTTP2StreamErrorTranslator: ChannelInboundHandler, RemovableChannelH
         if let lastProcessed, closed.streamID > lastProcessed {
             return TransportError.requestNotProcessed(reason: "it went away (GOAWAY) before the request's stream")
         }
-        return TransportError.invalidResponse(reason: "the server reset the request's stream (\(Self.name(of: closed.errorCode)))")
+        return TransportError.invalidResponse(reason: "the request's stream was reset (\(Self.name(of: closed.errorCode)))")
     }
 
     /// The RFC 9113 §7 name of `code`, or its number.
@@ -49,4 +69,4 @@ final class HTTP2StreamErrorTranslator: ChannelInboundHandler, RemovableChannelH
 }
 
 @available(*, unavailable)
-extension HTTP2StreamErrorTranslator: Sendable {}
+extension HTTP2StreamGuard: Sendable {}

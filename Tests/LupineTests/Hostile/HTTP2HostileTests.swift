@@ -1,0 +1,76 @@
+import Foundation
+import Lupine
+import NIOCore
+import Testing
+
+/// A hand-scripted HTTP/2 server sending what no HTTP/2 server should: each case ends in a typed
+/// error, never a trap in NIOHTTP2's codec (found by the hostile pass: an empty or negative
+/// `:status` trapped it).
+@Suite(.timeLimit(.minutes(5))) struct HTTP2HostileTests {
+    /// One frame: its type, flags, stream and payload.
+    struct Frame {
+        let type: UInt8
+        let flags: UInt8
+        let stream: UInt32
+        let payload: [UInt8]
+
+        var bytes: ByteBuffer {
+            var buffer = ByteBuffer()
+            buffer.writeBytes([UInt8(payload.count >> 16), UInt8((payload.count >> 8) & 0xff), UInt8(payload.count & 0xff)])
+            buffer.writeInteger(self.type)
+            buffer.writeInteger(self.flags)
+            buffer.writeInteger(self.stream & 0x7fff_ffff)
+            buffer.writeBytes(self.payload)
+            return buffer
+        }
+
+        static func read(from connection: ScriptedConnection) async -> Frame? {
+            let head = await connection.readBytes(9)
+            guard head.count == 9 else { return nil }
+            let length = Int(head[0]) << 16 | Int(head[1]) << 8 | Int(head[2])
+            let stream = UInt32(head[5] & 0x7f) << 24 | UInt32(head[6]) << 16 | UInt32(head[7]) << 8 | UInt32(head[8])
+            return Frame(type: head[3], flags: head[4], stream: stream, payload: await connection.readBytes(length))
+        }
+    }
+
+    /// Answers the client's preface and first request with a HEADERS frame whose header block is
+    /// `block` (HPACK, as sent), ending the stream.
+    private static func answer(with block: [UInt8], on connection: ScriptedConnection) async throws {
+        _ = await connection.readBytes(24)
+        _ = await Frame.read(from: connection)
+        // Our SETTINGS (none), and the ACK of the client's.
+        var settings = Frame(type: 4, flags: 0, stream: 0, payload: []).bytes
+        var ack = Frame(type: 4, flags: 1, stream: 0, payload: []).bytes
+        settings.writeBuffer(&ack)
+        try await connection.write(settings)
+        while let frame = await Frame.read(from: connection) {
+            if frame.type == 1, frame.stream == 1 {
+                // END_STREAM and END_HEADERS.
+                try await connection.write(Frame(type: 1, flags: 0x5, stream: 1, payload: block).bytes)
+                return
+            }
+        }
+    }
+
+    /// `:status` (static table entry 8) as a literal without indexing, with `value`.
+    static func status(_ value: String) -> [UInt8] {
+        [0x08, UInt8(value.utf8.count)] + Array(value.utf8)
+    }
+
+    @Test(arguments: ["", "-20", "20", "2000", "abc", "2 0"])
+    func aStatusThatIsNotThreeDigitsIsATypedError(_ value: String) async throws {
+        try await ScriptedServer.with { server in
+            let transport = NIOTransport(configuration: TransportConfiguration(connectTimeout: .seconds(60), httpVersion: .http2PriorKnowledge))
+            async let answered: Void = Self.answer(with: Self.status(value), on: try await server.nextConnection())
+            await #expect {
+                _ = try await transport.execute(TransportRequest(url: server.url.appending(path: "get"), cancellation: TransportCancellation()))
+            } throws: { error in
+                // Whitespace is refused by NIOHTTP2's own validation, which resets the stream.
+                guard case TransportError.invalidResponse(let reason) = error else { return false }
+                return reason.contains(":status") || reason.contains("PROTOCOL_ERROR")
+            }
+            try await answered
+            await transport.shutdown()
+        }
+    }
+}
