@@ -33,9 +33,8 @@ import Testing
         }
     }
 
-    /// Answers the client's preface and first request with a HEADERS frame whose header block is
-    /// `block` (HPACK, as sent), ending the stream.
-    private static func answer(with block: [UInt8], on connection: ScriptedConnection) async throws {
+    /// Answers the client's preface and first request with `frames` (each written as given).
+    private static func answer(with frames: [Frame], on connection: ScriptedConnection) async throws {
         _ = await connection.readBytes(24)
         _ = await Frame.read(from: connection)
         // Our SETTINGS (none), and the ACK of the client's.
@@ -45,8 +44,9 @@ import Testing
         try await connection.write(settings)
         while let frame = await Frame.read(from: connection) {
             if frame.type == 1, frame.stream == 1 {
-                // END_STREAM and END_HEADERS.
-                try await connection.write(Frame(type: 1, flags: 0x5, stream: 1, payload: block).bytes)
+                for frame in frames {
+                    try await connection.write(frame.bytes)
+                }
                 return
             }
         }
@@ -61,13 +61,41 @@ import Testing
     func aStatusThatIsNotThreeDigitsIsATypedError(_ value: String) async throws {
         try await ScriptedServer.with { server in
             let transport = NIOTransport(configuration: TransportConfiguration(connectTimeout: .seconds(60), httpVersion: .http2PriorKnowledge))
-            async let answered: Void = Self.answer(with: Self.status(value), on: try await server.nextConnection())
+            // END_STREAM and END_HEADERS.
+            let head = Frame(type: 1, flags: 0x5, stream: 1, payload: Self.status(value))
+            async let answered: Void = Self.answer(with: [head], on: try await server.nextConnection())
             await #expect {
                 _ = try await transport.execute(TransportRequest(url: server.url.appending(path: "get"), cancellation: TransportCancellation()))
             } throws: { error in
                 // Whitespace is refused by NIOHTTP2's own validation, which resets the stream.
                 guard case TransportError.invalidResponse(let reason) = error else { return false }
                 return reason.contains(":status") || reason.contains("PROTOCOL_ERROR")
+            }
+            try await answered
+            await transport.shutdown()
+        }
+    }
+
+    /// A GOAWAY with an error code means the server is closing the connection: a stream it named
+    /// as processed fails at once with a typed error, not after the read timeout, even when the
+    /// server leaves the socket open.
+    @Test func aGOAWAYWithAnErrorMidBodyFailsTheStreamAtOnce() async throws {
+        try await ScriptedServer.with { server in
+            let configuration = TransportConfiguration(connectTimeout: .seconds(60), readTimeout: .seconds(3600), httpVersion: .http2PriorKnowledge)
+            let transport = NIOTransport(configuration: configuration)
+            // `:status 200` (static entry 8) and a length, then part of the body, then GOAWAY
+            // naming stream 1 as processed, with INTERNAL_ERROR.
+            let head = Frame(type: 1, flags: 0x4, stream: 1, payload: [0x88, 0x0f, 0x0d, 0x02] + Array("10".utf8))
+            let part = Frame(type: 0, flags: 0, stream: 1, payload: Array("hello".utf8))
+            let goAway = Frame(type: 7, flags: 0, stream: 0, payload: [0, 0, 0, 1, 0, 0, 0, 2])
+            async let answered: Void = Self.answer(with: [head, part, goAway], on: try await server.nextConnection())
+            let response = try await transport.execute(TransportRequest(url: server.url.appending(path: "get"), cancellation: TransportCancellation()))
+            #expect(response.status == .ok)
+            await #expect {
+                _ = try await response.body.collect(upTo: 1 << 20)
+            } throws: { error in
+                guard case TransportError.connectionClosedMidBody(5, 10) = error else { return false }
+                return true
             }
             try await answered
             await transport.shutdown()

@@ -3,7 +3,9 @@ import NIOHTTP2
 
 /// Reads what an HTTP/2 server says about the whole connection (the frames of stream 0 that
 /// NIOHTTP2 passes on): how many streams it takes at once, from its first SETTINGS on, and a
-/// GOAWAY, after which it takes no new stream.
+/// GOAWAY, after which it takes no new stream. A GOAWAY with an error code closes the connection
+/// at once (RFC 9113 §5.4.1: the server is closing it): the streams it processed fail with a typed
+/// error instead of waiting for bytes that will not come.
 final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame
 
@@ -39,8 +41,11 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandl
             } else {
                 self.onCapacityChanged?(self.concurrentStreams)
             }
-        case .goAway(let lastStreamID, _, _):
+        case .goAway(let lastStreamID, let errorCode, _):
             self.onGoingAway?(lastStreamID)
+            if errorCode != .noError {
+                context.close(promise: nil)
+            }
         default:
             break
         }
