@@ -45,7 +45,9 @@ final class HTTP2StreamGuard: ChannelInboundHandler, RemovableChannelHandler {
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
             return TransportError.requestNotProcessed(reason: "it went away (GOAWAY) as the request's stream opened")
         }
-        guard let closed = error as? NIOHTTP2Errors.StreamClosed else { return error }
+        guard let closed = error as? NIOHTTP2Errors.StreamClosed else {
+            return error is any NIOHTTP2Error ? TransportError.invalidResponse(reason: Self.reason(error)) : error
+        }
         if closed.errorCode == .refusedStream {
             return TransportError.requestNotProcessed(reason: "it refused the request's stream (REFUSED_STREAM)")
         }
@@ -53,6 +55,13 @@ final class HTTP2StreamGuard: ChannelInboundHandler, RemovableChannelHandler {
             return TransportError.requestNotProcessed(reason: "it went away (GOAWAY) before the request's stream")
         }
         return TransportError.invalidResponse(reason: "the request's stream was reset (\(Self.name(of: closed.errorCode)))")
+    }
+
+    /// A reason naming what NIOHTTP2 found wrong (its error's type: its description holds a
+    /// source file and line, which mean nothing to a user).
+    static func reason(_ error: any Error) -> String {
+        guard error is any NIOHTTP2Error else { return TransportErrorWords.describe(error) }
+        return "the server broke HTTP/2 (\(type(of: error)))"
     }
 
     /// The RFC 9113 §7 name of `code`, or its number.
