@@ -4,8 +4,9 @@ import NIOCore
 import Testing
 
 /// A hand-scripted HTTP/2 server sending what no HTTP/2 server should: each case ends in a typed
-/// error, never a trap in NIOHTTP2's codec (found by the hostile pass: an empty or negative
-/// `:status` trapped it).
+/// error at once, never a trap in NIOHTTP2's codec nor a wait for the deadline (found by the
+/// hostile pass: an empty or negative `:status` trapped it; an informational head that ended the
+/// stream, or an endless run of them, held the request until its deadline).
 @Suite(.timeLimit(.minutes(5))) struct HTTP2HostileTests {
     /// One frame: its type, flags, stream and payload.
     struct Frame {
@@ -57,8 +58,8 @@ import Testing
         [0x08, UInt8(value.utf8.count)] + Array(value.utf8)
     }
 
-    @Test(arguments: ["", "-20", "20", "2000", "abc", "2 0"])
-    func aStatusThatIsNotThreeDigitsIsATypedError(_ value: String) async throws {
+    @Test(arguments: ["", "-20", "20", "2000", "abc", "2 0", "099", "600", "+20"])
+    func aStatusThatIsNotAStatusIsATypedError(_ value: String) async throws {
         try await ScriptedServer.with { server in
             let transport = NIOTransport(configuration: TransportConfiguration(connectTimeout: .seconds(60), httpVersion: .http2PriorKnowledge))
             // END_STREAM and END_HEADERS.
@@ -96,6 +97,27 @@ import Testing
             } throws: { error in
                 guard case TransportError.connectionClosedMidBody(5, 10) = error else { return false }
                 return true
+            }
+            try await answered
+            await transport.shutdown()
+        }
+    }
+
+    @Test(arguments: [1, 11])
+    func informationalHeadsThatEndTheStreamOrNeverEndAreTypedErrors(_ count: Int) async throws {
+        try await ScriptedServer.with { server in
+            let configuration = TransportConfiguration(connectTimeout: .seconds(60), readTimeout: .seconds(3600), httpVersion: .http2PriorKnowledge)
+            let transport = NIOTransport(configuration: configuration)
+            // `:status 103`; the last one ends the stream when there is one.
+            let heads = (0..<count).map { _ in
+                Frame(type: 1, flags: count == 1 ? 0x5 : 0x4, stream: 1, payload: Self.status("103"))
+            }
+            async let answered: Void = Self.answer(with: heads, on: try await server.nextConnection())
+            await #expect {
+                _ = try await transport.execute(TransportRequest(url: server.url.appending(path: "get"), cancellation: TransportCancellation()))
+            } throws: { error in
+                guard case TransportError.invalidResponse(let reason) = error else { return false }
+                return reason.contains("informational")
             }
             try await answered
             await transport.shutdown()

@@ -3,8 +3,10 @@ import NIOHTTP2
 
 /// Stands between a request's HTTP/2 stream and NIOHTTP2's HTTP/1 codec.
 ///
-/// A response head whose `:status` is not three digits is refused before the codec sees it (the
-/// codec traps on an empty or negative one) and the stream is reset. What NIOHTTP2 reports when
+/// A response head whose `:status` is not a status (three digits, 100 to 599) is refused before
+/// the codec sees it (the codec traps on an empty or negative one) and the stream is reset; so is
+/// an informational head that ends the stream, and an eleventh informational head (a server
+/// sending them forever would otherwise keep the request busy until its deadline). What NIOHTTP2 reports when
 /// a stream ends early becomes the transport's error: a stream the server refused
 /// (`REFUSED_STREAM`), or one its GOAWAY dropped (above the last stream it says it processed),
 /// was not processed and may be sent again (RFC 9113 §8.7):
@@ -21,20 +23,41 @@ final class HTTP2StreamGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.lastProcessedStream = lastProcessedStream
     }
 
+    /// The most informational heads (1xx) one response may bring.
+    static let maximumInformationalHeads = 10
+    private var informationalHeads = 0
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .headers(let headers) = Self.unwrapInboundIn(data),
-            let status = headers.headers[":status"].first(where: { !Self.isThreeDigits($0) })
-        {
-            let shown = status.unicodeScalars.map { $0.isASCII && !$0.properties.isWhitespace ? String($0) : "?" }.joined().prefix(20)
-            context.fireErrorCaught(TransportError.invalidResponse(reason: "the server's :status \"\(shown)\" is not three digits"))
+        if case .headers(let headers) = Self.unwrapInboundIn(data), let refusal = self.refusal(of: headers) {
+            context.fireErrorCaught(TransportError.invalidResponse(reason: refusal))
             context.close(promise: nil)
             return
         }
         context.fireChannelRead(data)
     }
 
-    private static func isThreeDigits(_ status: String) -> Bool {
-        status.utf8.count == 3 && status.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    /// Why a header block is refused, if it is.
+    private func refusal(of block: HTTP2Frame.FramePayload.Headers) -> String? {
+        let statuses = block.headers[":status"]
+        if let status = statuses.first(where: { !Self.isStatus($0) }) {
+            let shown = status.unicodeScalars.map { $0.isASCII && !$0.properties.isWhitespace ? String($0) : "?" }.joined().prefix(20)
+            return "the server's :status \"\(shown)\" is not a status code from 100 to 599"
+        }
+        guard let status = statuses.first, status.hasPrefix("1") else { return nil }
+        if block.endStream {
+            return "the server ended the stream with an informational response (\(status))"
+        }
+        self.informationalHeads += 1
+        if self.informationalHeads > Self.maximumInformationalHeads {
+            return "the server sent more than \(Self.maximumInformationalHeads) informational responses"
+        }
+        return nil
+    }
+
+    private static func isStatus(_ status: String) -> Bool {
+        let digits = Array(status.utf8)
+        return digits.count == 3 && (UInt8(ascii: "1")...UInt8(ascii: "5")).contains(digits[0])
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
