@@ -68,7 +68,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                "CLupineCodings",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
@@ -77,6 +77,12 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSwift6
+        ),
+        // gzip and deflate through zlib; br and zstd through libbrotlidec and libzstd, loaded at run
+        // time when the machine has them (building needs neither).
+        .target(
+            name: "CLupineCodings",
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         .target(
             name: "LupineImage",
@@ -109,6 +115,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "CompressNIO", package: "compress-nio", condition: testserver),
+                "CLupineCodings",
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -12,7 +12,7 @@ import NIOPosix
 /// files against curl.
 ///
 /// Usage: `swift run -c release lupine-bench [--only session|http2|layer|cache|observability|images|transfers] [--rounds N]
-/// [--requests N] [--transfer-bytes N]`, or `--profile transport|session [--concurrency N]
+/// [--requests N] [--transfer-bytes N]`, or `--profile transport|session|transport-h2|session-h2 [--concurrency N]
 /// [--url BASE]` to run one path alone under a profiler (`perf record -g lupine-bench --profile session`).
 /// Servers run in processes of their own, pinned to the last core while the clients keep the first.
 @main
@@ -20,7 +20,7 @@ struct LupineBench {
     static let usage = """
         usage: lupine-bench [--only session|http2|layer|cache|observability|images|transfers] [--rounds N]
                             [--requests N] [--transfer-bytes N] [--nio-executor]
-               lupine-bench --profile transport|session [--concurrency N] [--requests N] [--url BASE]
+               lupine-bench --profile transport|session|transport-h2|session-h2 [--concurrency N] [--requests N] [--url BASE]
         """
 
     static func main() async throws {
@@ -87,7 +87,7 @@ struct LupineBench {
         let flags: Set = ["--nio-executor", "--serve"]
         let choices: [String: Set<String>] = [
             "--only": ["session", "http2", "layer", "cache", "observability", "images", "transfers"],
-            "--profile": ["transport", "session"],
+            "--profile": ["transport", "session", "transport-h2", "session-h2"],
         ]
         let counts: Set = ["--rounds", "--requests", "--transfer-bytes", "--concurrency"]
         var index = 1
@@ -109,15 +109,18 @@ struct LupineBench {
     }
 
     /// One path alone for a profiler, against `url` or a pinned server of its own.
+    /// The `-h2` paths run over HTTP/2 against nginx over TLS.
     static func profile(_ path: String, url: String?, concurrency: Int, requests: Int) async throws {
-        let server = url == nil ? try PinnedServer() : nil
+        let http2 = path.hasSuffix("-h2")
+        let server = url == nil ? try PinnedServer(tls: http2) : nil
         defer { server?.stop() }
-        guard let target = url.map({ $0 + "/get" }) ?? server?.documentURL else { return }
+        guard let target = url.map({ $0 + "/get" }) ?? server.map({ http2 ? $0.baseURL.absoluteString + "/get" : $0.documentURL }) else { return }
         _ = PinnedServer.pinClient()
+        let configuration = http2 ? TransportConfiguration(serverTrustEvaluator: HTTP2Comparison.trusting) : TransportConfiguration()
         let result =
-            path == "session"
-            ? try await Self.sessionManager(url: target, concurrency: concurrency, requests: requests, configuration: TransportConfiguration())
-            : try await Self.lupine(url: target, concurrency: concurrency, requests: requests, configuration: TransportConfiguration())
+            path.hasPrefix("session")
+            ? try await Self.sessionManager(url: target, concurrency: concurrency, requests: requests, configuration: configuration)
+            : try await Self.lupine(url: target, concurrency: concurrency, requests: requests, configuration: configuration)
         ResultTable.print([result])
     }
 

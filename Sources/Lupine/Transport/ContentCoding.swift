@@ -21,16 +21,13 @@ public enum ContentCoding: String, Sendable, CaseIterable {
         lupine_coding_available(self.cValue) == 1
     }
 
-    /// The codings this machine decodes, in the order `Accept-Encoding` names them.
-    public static var available: [ContentCoding] {
-        Self.allCases.filter(\.isAvailable)
-    }
+    /// The codings this machine decodes, in the order `Accept-Encoding` names them (looked up
+    /// once: a library installed while the process runs is not seen).
+    public static let available: [ContentCoding] = Self.allCases.filter(\.isAvailable)
 
     /// The `Accept-Encoding` value the transport sends on a request that has none: every
     /// available coding, such as `gzip, deflate, br, zstd`.
-    public static var acceptEncoding: String {
-        Self.available.map(\.rawValue).joined(separator: ", ")
-    }
+    public static let acceptEncoding: String = Self.available.map(\.rawValue).joined(separator: ", ")
 
     /// The coding a `Content-Encoding` token names (without case), if it is one of these.
     init?(token: String) {

@@ -1,4 +1,4 @@
-/// How far a gzip or deflate response body may inflate before it is abandoned as a decompression
+/// How far a coded response body (gzip, deflate, br, zstd) may inflate before it is abandoned as a decompression
 /// bomb.
 ///
 /// Both limits count the whole body received so far, as AsyncHTTPClient's ratio mode does: the

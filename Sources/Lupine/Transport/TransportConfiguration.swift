@@ -12,9 +12,10 @@ public struct TransportConfiguration: Sendable {
     public var readTimeout: TimeAmount?
     /// The default limit for a whole request, from queueing to the last body byte. `nil` means none.
     public var requestTimeout: TimeAmount?
-    /// Whether gzip and deflate response bodies are inflated (and `Accept-Encoding` is sent when absent).
+    /// Whether response bodies in a ``ContentCoding`` are decoded (and `Accept-Encoding` names the
+    /// available codings when a request has none).
     public var decompressesResponses: Bool
-    /// How far a gzip or deflate body may inflate before it is abandoned as a decompression bomb.
+    /// How far a coded body may inflate before it is abandoned as a decompression bomb.
     public var decompressionLimit: DecompressionLimit
     /// Decides whether each new TLS connection's certificate chain is trusted.
     public var serverTrustEvaluator: ServerTrustEvaluator

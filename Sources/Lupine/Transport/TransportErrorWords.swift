@@ -8,7 +8,6 @@ import Darwin
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOSSL
 
 /// Plain words for the low-level errors a transport meets, for one-sentence messages: no errno
@@ -66,20 +65,6 @@ enum TransportErrorWords {
             return "the server closed the connection in the middle of its response"
         default:
             return "the server's response is not HTTP/1.x"
-        }
-    }
-
-    /// What went wrong while inflating a gzip or deflate body.
-    static func decompressionFailure(_ error: any Error) -> String {
-        switch error {
-        case let error as NIOHTTPDecompression.ExtraDecompressionError where error == .truncatedData:
-            return "it ends too early"
-        case let error as NIOHTTPDecompression.ExtraDecompressionError where error == .invalidTrailingData:
-            return "it has bytes after its end"
-        case NIOHTTPDecompression.DecompressionError.initializationError:
-            return "the decompressor could not start"
-        default:
-            return "it is corrupt"
         }
     }
 

@@ -12,7 +12,7 @@ public struct TransportResponse: Sendable {
     public let headers: HTTPHeaders
     /// The URL this response answers.
     public let url: URL
-    /// The body, decompressed when the server sent gzip or deflate. Iterate it once.
+    /// The body, decoded when the server sent it in a ``ContentCoding``. Iterate it once.
     public let body: ResponseBody
     let metricsRecorder: MetricsRecorder
 

@@ -24,9 +24,9 @@ enum ExchangeFormatter {
             return (callersHost || name != "host") && !framing.contains(name)
         }.map { "\($0.name): \(Self.redacted($0.name, $0.value))" }
         lines += Self.framing(of: request)
-        // NIO's decompressor asks for what it can inflate when the request does not say.
-        if asksForEncodings, !request.headers.contains(name: "Accept-Encoding") {
-            lines.append("Accept-Encoding: deflate, gzip")
+        // The transport asks for what it can decode when the request does not say.
+        if asksForEncodings, !request.headers.contains(name: "Accept-Encoding"), !ContentCoding.acceptEncoding.isEmpty {
+            lines.append("Accept-Encoding: \(ContentCoding.acceptEncoding)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -2,10 +2,27 @@ import CompressNIO
 import Hummingbird
 
 extension HTTPBinRoutes {
-    /// Lupine's additions for decompression-limit tests: `POST /gzip-body` answers with the request
-    /// body gzipped (so a test chooses what is compressed), and `/gzip-zeros/:n` streams `n` zero
-    /// bytes gzipped as they are asked for, so a 1 GiB bomb costs the server about 1 MB at a time.
+    /// Lupine's additions for decompression tests: `POST /gzip-body` answers with the request body
+    /// gzipped (so a test chooses what is compressed), `POST /encoded/:codings` with it in each of
+    /// a comma-separated list of codings in turn (`gzip,br`: gzip, then br), and
+    /// `/gzip-zeros/:n` streams `n` zero bytes gzipped as they are asked for, so a 1 GiB bomb
+    /// costs the server about 1 MB at a time.
     func registerCompressedStreams(on router: Router<Context>) {
+        router.post("/encoded/:codings") { request, context in
+            var body = try await request.body.collect(upTo: Self.gzipBodyLimit)
+            let codings = (context.parameters.get("codings") ?? "").split(separator: ",").map(String.init)
+            for coding in codings {
+                body = try Self.encode(body, as: coding)
+            }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: request.headers[.contentType] ?? "application/octet-stream",
+                    .contentEncoding: codings.joined(separator: ", "),
+                ],
+                body: .init(byteBuffer: body)
+            )
+        }
         router.post("/gzip-body") { request, _ in
             var body = try await request.body.collect(upTo: Self.gzipBodyLimit)
             let compressed = try body.compress(with: .gzip())

@@ -141,7 +141,7 @@ import Darwin
             return (String(line[..<colon]), line[colon...].dropFirst().trimmingCharacters(in: .whitespaces))
         }
         #expect(Dictionary(shown, uniquingKeysWith: { $1 }) == received, "\(outcome.stderr)")
-        #expect(shown.contains { $0 == ("Content-Length", "9") } && shown.contains { $0 == ("Accept-Encoding", "deflate, gzip") })
+        #expect(shown.contains { $0 == ("Content-Length", "9") } && shown.contains { $0 == ("Accept-Encoding", "gzip, deflate, br, zstd") })
         let twoHosts = try await Self.lupine(["get", url, "Host:a.example", "Host:b.example"])
         #expect(twoHosts.status == 1 && twoHosts.stderr.contains("given more than once"), "\(twoHosts.stderr)")
         // Accept-Encoding: removed, the transport asks for none (and -v shows none).

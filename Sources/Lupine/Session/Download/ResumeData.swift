@@ -57,7 +57,7 @@ public struct ResumeData: Codable, Sendable, Equatable {
 
     /// Whether a byte range can continue `head`'s body where a file of it stopped: not when the
     /// server refuses ranges (`Accept-Ranges: none`), nor when the body has a `Content-Encoding`
-    /// (ranges count the encoded bytes, and the transport inflates gzip and deflate).
+    /// (ranges count the encoded bytes, and the transport decodes content codings).
     public static func isResumable(_ head: ResponseHead) -> Bool {
         let coding = head.headers.first(name: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         return head.headers.first(name: "Accept-Ranges")?.lowercased() != "none" && (coding.isEmpty || coding == "identity")

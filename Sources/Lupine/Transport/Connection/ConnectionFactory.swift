@@ -2,7 +2,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
-import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -169,7 +168,7 @@ struct ConnectionFactory: Sendable {
         guard self.configuration.httpVersion.speaksHTTP2(scheme: key.scheme, negotiated: negotiated) else {
             try sync.addHTTPClientHandlers()
             if let decompressionLimit {
-                try Self.addDecompression(limit: decompressionLimit, to: sync)
+                try sync.addHandler(ResponseDecoder(limit: decompressionLimit))
             }
             let handler = HTTPClientRequestHandler(
                 eventLoop: channel.eventLoop,
@@ -190,6 +189,7 @@ struct ConnectionFactory: Sendable {
             // Push is off in our SETTINGS, so a server never opens a stream: one that does is refused.
             stream.close()
         }
+        try sync.addHandler(FlushCoalescer())
         try sync.addHandler(http2)
         let watcher = HTTP2ConnectionWatcher(eventLoop: channel.eventLoop)
         try sync.addHandler(watcher)
@@ -235,14 +235,6 @@ struct ConnectionFactory: Sendable {
         configuration.outboundBufferSizeLowWatermark = NIOTransport.largestQueuedBody / 2
         return configuration
     }()
-
-    /// NIO's decompressor, without a limit of its own, between the two sides of a ``DecompressionGuard``.
-    static func addDecompression(limit: DecompressionLimit, to pipeline: ChannelPipeline.SynchronousOperations) throws {
-        let guardHandlers = DecompressionGuard(limit: limit)
-        try pipeline.addHandler(guardHandlers.compressedSide)
-        try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .none))
-        try pipeline.addHandler(guardHandlers.inflatedSide)
-    }
 
     private static func makeTLSHandler(
         context: NIOSSLContext,

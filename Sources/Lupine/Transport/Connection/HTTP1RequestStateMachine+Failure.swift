@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOSSL
 
 /// The ways a request ends other than its response's end: the idle-read and whole-request timers,
@@ -83,8 +82,6 @@ extension HTTP1RequestStateMachine {
         switch error {
         case let error as TransportError:
             return error
-        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
-            return .decompressionFailed(reason: TransportErrorWords.decompressionFailure(error))
         case HTTPParserError.invalidEOFState:
             return self.closedError(during: running)
         case let error as HTTPParserError:

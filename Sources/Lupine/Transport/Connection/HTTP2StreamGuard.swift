@@ -12,9 +12,19 @@ import NIOHTTP2
 /// was not processed and may be sent again (RFC 9113 §8.7):
 /// ``TransportError/requestNotProcessed(reason:)``; a stream reset otherwise fails with the
 /// server's error code.
-final class HTTP2StreamGuard: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// It also counts the stream's bytes each way for the request's metrics: its DATA payloads, and
+/// for HEADERS the uncompressed size of the fields as RFC 9113 §6.5.2 counts them (HPACK's
+/// compressed size is known only to the connection, which shares its table between streams).
+/// One handler does both, as every handler a stream holds is built and torn down per request.
+final class HTTP2StreamGuard: ChannelDuplexHandler, RemovableChannelHandler, ByteCounter {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias InboundOut = HTTP2Frame.FramePayload
+    typealias OutboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private(set) var bytesRead = 0
+    private(set) var bytesWritten = 0
 
     /// The last stream the server's GOAWAY says it processed, once it sent one.
     private let lastProcessedStream: () -> HTTP2StreamID?
@@ -27,13 +37,61 @@ final class HTTP2StreamGuard: ChannelInboundHandler, RemovableChannelHandler {
     static let maximumInformationalHeads = 10
     private var informationalHeads = 0
 
+    /// Whether the server's END_STREAM came, and whether ours left: then the stream is closed
+    /// on both sides, and closes its channel by itself.
+    private var receivedEnd = false
+    private var sentEnd = false
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .headers(let headers) = Self.unwrapInboundIn(data), let refusal = self.refusal(of: headers) {
+        let payload = Self.unwrapInboundIn(data)
+        self.bytesRead += Self.size(of: payload)
+        self.receivedEnd = self.receivedEnd || Self.endsStream(payload)
+        if case .headers(let headers) = payload, let refusal = self.refusal(of: headers) {
             context.fireErrorCaught(TransportError.invalidResponse(reason: refusal))
             context.close(promise: nil)
             return
         }
         context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let payload = Self.unwrapOutboundIn(data)
+        self.bytesWritten += Self.size(of: payload)
+        if Self.endsStream(payload), let promise {
+            promise.futureResult.assumeIsolated().whenSuccess { self.sentEnd = true }
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// A request that ends closes its stream's channel; when both sides have ended the stream,
+    /// the channel closes by itself, and a close now would only try to reset a stream that is no
+    /// more (NIOHTTP2 refuses that RST_STREAM, at a cost per request). Any other close resets the
+    /// stream (CANCEL): a request cancelled, or answered before its body was sent.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard self.receivedEnd, self.sentEnd, mode == .all else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        promise?.succeed(())
+    }
+
+    private static func endsStream(_ payload: HTTP2Frame.FramePayload) -> Bool {
+        switch payload {
+        case .headers(let headers): return headers.endStream
+        case .data(let data): return data.endStream
+        default: return false
+        }
+    }
+
+    private static func size(of payload: HTTP2Frame.FramePayload) -> Int {
+        switch payload {
+        case .data(let data):
+            return data.data.readableBytes
+        case .headers(let headers):
+            return headers.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+        default:
+            return 0
+        }
     }
 
     /// Why a header block is refused, if it is.

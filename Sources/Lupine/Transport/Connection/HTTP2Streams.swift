@@ -115,13 +115,12 @@ final class HTTP2Streams {
 
     private func addHandlers(of id: RequestID, to stream: any Channel) throws {
         let sync = stream.pipeline.syncOperations
-        let counter = HTTP2StreamByteCounter()
-        try sync.addHandler(counter)
         let this = NIOLoopBound(self, eventLoop: stream.eventLoop)
-        try sync.addHandler(HTTP2StreamGuard { this.value.lastProcessedStream })
+        let counter = HTTP2StreamGuard { this.value.lastProcessedStream }
+        try sync.addHandler(counter)
         try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: self.httpProtocol))
         if let decompressionLimit {
-            try ConnectionFactory.addDecompression(limit: decompressionLimit, to: sync)
+            try sync.addHandler(ResponseDecoder(limit: decompressionLimit))
         }
         let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: counter) { _ in
             // Whatever the stream's exchange says of reuse, it ends with the stream.
