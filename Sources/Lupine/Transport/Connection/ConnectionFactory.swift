@@ -208,7 +208,7 @@ struct ConnectionFactory: Sendable {
         let requests = HTTPConnection.Requests.http2(NIOLoopBound(streams, eventLoop: channel.eventLoop))
         let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup)
         return watcher.ready.flatMapErrorThrowing { error in
-            throw TransportError.invalidResponse(reason: "the server did not answer in HTTP/2: \(HTTP2StreamGuard.reason(error))")
+            throw TransportError.invalidResponse(reason: "the server did not answer in HTTP/2: \(HTTP2StreamCodec.reason(error))")
         }.map { capacity in (connection, capacity) }
     }
 

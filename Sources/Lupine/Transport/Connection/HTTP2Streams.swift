@@ -5,7 +5,7 @@ import NIOHTTP2
 
 /// The requests of one HTTP/2 connection, each on a stream of its own.
 ///
-/// A request's stream channel holds NIOHTTP2's HTTP/1-style codec and the same
+/// A request's stream channel holds an ``HTTP2StreamCodec`` and the same
 /// ``HTTPClientRequestHandler`` an HTTP/1.1 connection has: the request's head, body,
 /// backpressure, timeouts and failures follow the same state machine, one stream at a time. A
 /// consumer that stops reading holds back only its own stream's reads, and so only that stream's
@@ -17,7 +17,7 @@ final class HTTP2Streams {
 
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
     private let channel: any Channel
-    private let httpProtocol: HTTP2FramePayloadToHTTP1ClientCodec.HTTPProtocol
+    private let scheme: PoolKey.Scheme
     private let decompressionLimit: DecompressionLimit?
     /// Called once per request, when it ends, with whether the connection may carry another.
     private let onStreamFinished: (_ connectionIsUsable: Bool) -> Void
@@ -40,7 +40,7 @@ final class HTTP2Streams {
     ) {
         self.multiplexer = multiplexer
         self.channel = channel
-        self.httpProtocol = scheme == .https ? .https : .http
+        self.scheme = scheme
         self.decompressionLimit = decompressionLimit
         self.onStreamFinished = onStreamFinished
     }
@@ -59,8 +59,6 @@ final class HTTP2Streams {
             self.onStreamFinished(false)
             return
         }
-        var request = request
-        request.head.headers = Self.http2Fields(request.head.headers)
         let eventLoop = self.channel.eventLoop
         let this = NIOLoopBound(self, eventLoop: eventLoop)
         let opened = eventLoop.makePromise(of: (any Channel).self)
@@ -94,35 +92,14 @@ final class HTTP2Streams {
         }
     }
 
-    /// The caller's fields as HTTP/2 takes them (RFC 9113 §8.2.2): a `TE` other than `trailers`
-    /// and the fields `Connection` names are dropped here, and NIOHTTP2's codec drops the other
-    /// connection-specific ones (`Connection`, `Keep-Alive`, `Proxy-Connection`,
-    /// `Transfer-Encoding`, `Upgrade`), rather than sent to fail the stream.
-    static func http2Fields(_ fields: HTTPHeaders) -> HTTPHeaders {
-        guard fields.contains(name: "te") || fields.contains(name: "connection") else { return fields }
-        // The codec compares the names `Connection` lists with their case; here without it.
-        let named = Set(fields[canonicalForm: "connection"].map { $0.lowercased() })
-        return HTTPHeaders(
-            fields.filter { field in
-                let name = field.name.lowercased()
-                if name == "te" {
-                    return field.value.trimmingCharacters(in: .whitespaces).lowercased() == "trailers"
-                }
-                return !named.contains(name)
-            }
-        )
-    }
-
     private func addHandlers(of id: RequestID, to stream: any Channel) throws {
         let sync = stream.pipeline.syncOperations
         let this = NIOLoopBound(self, eventLoop: stream.eventLoop)
-        let counter = HTTP2StreamGuard { this.value.lastProcessedStream }
-        try sync.addHandler(counter)
-        try sync.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: self.httpProtocol))
-        if let decompressionLimit {
-            try sync.addHandler(ResponseDecoder(limit: decompressionLimit))
+        let codec = HTTP2StreamCodec(scheme: self.scheme, decompressionLimit: self.decompressionLimit) {
+            this.value.lastProcessedStream
         }
-        let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: counter) { _ in
+        try sync.addHandler(codec)
+        let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: codec) { _ in
             // Whatever the stream's exchange says of reuse, it ends with the stream.
             this.value.finished(id)
         }

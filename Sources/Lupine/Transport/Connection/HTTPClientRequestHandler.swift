@@ -190,15 +190,10 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             onAbandon: { eventLoop.execute { loopBoundSelf.value.cancel(id) } }
         )
         exchange.body = feed
-        var headers = head.headers
-        if head.version.major == 2 {
-            // Added by NIOHTTP2's HTTP/1 codec for a body of unannounced length; the server sent none.
-            headers.remove(name: "transfer-encoding")
-        }
         let response = TransportResponse(
             status: head.status,
             version: head.version,
-            headers: headers,
+            headers: head.headers,
             url: exchange.request.url,
             body: body,
             metricsRecorder: exchange.request.metrics
