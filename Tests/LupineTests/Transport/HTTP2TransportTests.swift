@@ -157,6 +157,45 @@ import Testing
         }
     }
 
+    /// The streams of a connection share its one timer: a stalled stream meets its read timeout
+    /// while the others on the connection complete, and the connection goes on.
+    @Test func aStalledStreamMeetsTheReadTimeoutAndItsConnectionGoesOn() async throws {
+        var configuration = Self.configuration(connections: 1)
+        configuration.readTimeout = .seconds(1)
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: configuration) { server, transport in
+            _ = try await transport.get(server.baseURL.appending("/get"))
+            // Two bytes over 10 s: 5 s between them, past the read timeout.
+            let stalled = Task { try await transport.get(server.baseURL.appending("/drip?numbytes=2&duration=10")) }
+            for _ in 0..<5 {
+                let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+                #expect(response.version == Self.http2)
+            }
+            await #expect {
+                _ = try await stalled.value
+            } throws: { error in
+                guard case TransportError.readTimeout = error else { return false }
+                return true
+            }
+            _ = try await transport.get(server.baseURL.appending("/get"))
+            #expect(transport.connectionPoolStatistics().map(\.open) == [1])
+        }
+    }
+
+    /// A short deadline on a stream fires although the connection's timer is armed an hour out.
+    @Test func aShortDeadlineOnAStreamFiresBeforeTheConnectionsArmedTimer() async throws {
+        var configuration = Self.configuration(connections: 1)
+        configuration.readTimeout = .hours(1)
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: configuration) { server, transport in
+            _ = try await transport.get(server.baseURL.appending("/get"))
+            let request = TransportRequest(url: server.baseURL.appending("/delay/10"), timeout: .milliseconds(300), cancellation: TransportCancellation())
+            await expectRequestTimeout {
+                _ = try await transport.fetch(request)
+            }
+            let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(response.version == Self.http2)
+        }
+    }
+
     @Test func aGOAWAYClosesTheIdleConnectionAndTheNextRequestOpensAnother() async throws {
         // The server sends a graceful GOAWAY once a connection has had no stream for 3 seconds
         // (and closes it as long after, whatever it carries: shorter, a loaded machine's next

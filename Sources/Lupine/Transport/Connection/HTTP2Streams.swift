@@ -30,6 +30,8 @@ final class HTTP2Streams {
     /// connection closes with its last stream, and the streams above it are sent again.
     private var lastProcessedStream: HTTP2StreamID?
     private var isGoingAway: Bool { self.lastProcessedStream != nil }
+    /// The streams' one timer for their timeouts.
+    private let watchdog: RequestWatchdog
 
     init(
         multiplexer: NIOHTTP2Handler.StreamMultiplexer,
@@ -43,6 +45,14 @@ final class HTTP2Streams {
         self.scheme = scheme
         self.decompressionLimit = decompressionLimit
         self.onStreamFinished = onStreamFinished
+        self.watchdog = RequestWatchdog(eventLoop: channel.eventLoop)
+        self.watchdog.fired = { [weak self] in
+            guard let self else { return }
+            // Over a copy: a check that fails a request removes its handler.
+            for handler in self.handlers.values { handler.checkTimeouts() }
+        }
+        let watchdog = NIOLoopBound(self.watchdog, eventLoop: channel.eventLoop)
+        channel.closeFuture.whenComplete { _ in watchdog.value.stop() }
     }
 
     /// Opens a stream for `request` and starts it there, as ``HTTPClientRequestHandler/start(_:id:headPromise:ended:)``.
@@ -99,7 +109,7 @@ final class HTTP2Streams {
             this.value.lastProcessedStream
         }
         try sync.addHandler(codec)
-        let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: codec) { _ in
+        let handler = HTTPClientRequestHandler(eventLoop: stream.eventLoop, counters: codec, watchdog: self.watchdog) { _ in
             // Whatever the stream's exchange says of reuse, it ends with the stream.
             this.value.finished(id)
         }

@@ -32,7 +32,7 @@ extension HTTPClientRequestHandler {
         case .read:
             self.context?.read()
         case .scheduleReadTimer(let delay):
-            self.watch(until: self.eventLoop.now + delay)
+            self.watchdog.watch(until: self.eventLoop.now + delay)
         case .succeedRequest(let reusable, let resumeReading):
             self.succeed(reusable: reusable, resumeReading: resumeReading)
         case .failRequest(let error):

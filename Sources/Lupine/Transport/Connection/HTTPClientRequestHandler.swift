@@ -54,8 +54,10 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     var machine = HTTP1RequestStateMachine()
     var exchange: Exchange?
-    /// The connection's timer for the timeouts and when it fires (`+Watchdog.swift`).
-    var watchdog: (due: NIODeadline, task: Scheduled<Void>)?
+    /// The connection's timer for the timeouts (`+Watchdog.swift`), and whether it is this
+    /// handler's own (HTTP/1.1) rather than shared by a connection's streams (HTTP/2).
+    let watchdog: RequestWatchdog
+    private let ownsWatchdog: Bool
     var context: ChannelHandlerContext?
     /// A response head that came in the read being parsed, handed to its caller once the read is
     /// (``channelReadComplete(context:)``) or its request ends: the caller's task, woken once,
@@ -66,14 +68,21 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     let counters: any ByteCounter
     let onRequestFinished: (_ reusable: Bool) -> Void
 
+    /// A handler whose timeouts `watchdog` keeps (a stream's, shared), or one of its own.
     init(
         eventLoop: any EventLoop,
         counters: any ByteCounter,
+        watchdog: RequestWatchdog? = nil,
         onRequestFinished: @escaping (_ reusable: Bool) -> Void
     ) {
         self.eventLoop = eventLoop
         self.counters = counters
+        self.ownsWatchdog = watchdog == nil
+        self.watchdog = watchdog ?? RequestWatchdog(eventLoop: eventLoop)
         self.onRequestFinished = onRequestFinished
+        if self.ownsWatchdog {
+            self.watchdog.fired = { [weak self] in self?.checkTimeouts() }
+        }
     }
 
     // MARK: Lifecycle
@@ -84,11 +93,15 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        self.stopWatching()
+        if self.ownsWatchdog {
+            self.watchdog.stop()
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.stopWatching()
+        if self.ownsWatchdog {
+            self.watchdog.stop()
+        }
         self.perform(self.machine.channelInactive())
         context.fireChannelInactive()
     }
