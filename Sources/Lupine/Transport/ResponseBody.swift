@@ -12,38 +12,61 @@ public struct ResponseBody: AsyncSequence, Sendable {
         ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, ResponseBodyDelegate
     >
 
-    let producer: Producer
+    /// A body still arriving, through a producer with backpressure; or one that had ended, whole
+    /// or with an error, before its head was handed over (most small bodies arrive in the read
+    /// that brings their head), which costs no producer at all.
+    enum Storage: Sendable {
+        case streamed(Producer)
+        case arrived([ByteBuffer], error: (any Error)?)
+    }
+
+    let storage: Storage
 
     init(producer: Producer) {
-        self.producer = producer
+        self.storage = .streamed(producer)
+    }
+
+    /// A body that had arrived (`error` when it ended with one) before its head was handed over.
+    init(arrived buffers: [ByteBuffer], error: (any Error)?) {
+        self.storage = .arrived(buffers, error: error)
     }
 
     /// A body that is already in memory, for a ``Transport`` that is not a network connection
     /// (a cache, recorded responses, a test double): it yields `buffers` in order, then ends.
     public init(_ buffers: [ByteBuffer]) {
-        let sequence = Producer.makeSequence(
-            elementType: ByteBuffer.self,
-            failureType: (any Error).self,
-            backPressureStrategy: .init(lowWatermark: 4, highWatermark: 16),
-            finishOnDeinit: false,
-            delegate: ResponseBodyDelegate(onProduceMore: {}, onTerminate: {})
-        )
-        _ = sequence.source.yield(contentsOf: buffers)
-        sequence.source.finish()
-        self.producer = sequence.sequence
+        self.storage = .arrived(buffers, error: nil)
     }
 
     /// Iterates the body's buffers.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Producer.AsyncIterator
+        enum Base {
+            case streamed(Producer.AsyncIterator)
+            case arrived(IndexingIterator<[ByteBuffer]>, error: (any Error)?)
+        }
+
+        var base: Base
 
         public mutating func next() async throws -> ByteBuffer? {
-            do {
-                if let chunk = try await self.base.next() {
+            switch self.base {
+            case .streamed(var iterator):
+                do {
+                    let chunk = try await iterator.next()
+                    self.base = .streamed(iterator)
+                    if let chunk {
+                        return chunk
+                    }
+                } catch is CancellationError {
+                    throw TransportError.cancelled
+                }
+            case .arrived(var iterator, let error):
+                if let chunk = iterator.next() {
+                    self.base = .arrived(iterator, error: error)
                     return chunk
                 }
-            } catch is CancellationError {
-                throw TransportError.cancelled
+                if let error {
+                    self.base = .arrived(iterator, error: nil)
+                    throw error
+                }
             }
             if Task.isCancelled {
                 throw TransportError.cancelled
@@ -53,7 +76,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: self.producer.makeAsyncIterator())
+        switch self.storage {
+        case .streamed(let producer):
+            return AsyncIterator(base: .streamed(producer.makeAsyncIterator()))
+        case .arrived(let buffers, let error):
+            return AsyncIterator(base: .arrived(buffers.makeIterator(), error: error))
+        }
     }
 
     /// Reads the whole body into one buffer, failing when it exceeds `maxBytes`.

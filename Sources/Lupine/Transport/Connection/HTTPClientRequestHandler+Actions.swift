@@ -75,7 +75,7 @@ extension HTTPClientRequestHandler {
         self.onRequestFinished(reusable)
         // Last, so that the consumer's next request finds the connection idle, not busy.
         exchange.body?.finish()
-        self.handOverHead()
+        self.handOverHead(.ended(nil))
         exchange.ended?.deliver(())
     }
 
@@ -91,7 +91,7 @@ extension HTTPClientRequestHandler {
         self.context?.close(promise: nil)
         self.onRequestFinished(false)
         // A head already received is the caller's, and its body ends with the error.
-        self.handOverHead()
+        self.handOverHead(.ended(error))
         exchange.ended?.deliver(())
     }
 

@@ -59,11 +59,20 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
     let watchdog: RequestWatchdog
     private let ownsWatchdog: Bool
     var context: ChannelHandlerContext?
-    /// A response head that came in the read being parsed, handed to its caller once the read is
-    /// (``channelReadComplete(context:)``) or its request ends: the caller's task, woken once,
-    /// then finds the body parts that came with the head (all of a small body) already there,
-    /// instead of being woken for the head, then each part, then the end.
-    var headToHandOver: (promise: EventLoopPromise<TransportResponse>, response: TransportResponse)?
+    /// A response head that came in the read being parsed, with the body parts that came after
+    /// it, handed to its caller once the read is (``channelReadComplete(context:)``) or its
+    /// request ends: the caller's task, woken once, then finds the body parts that came with the
+    /// head already there, instead of being woken for the head, then each part, then the end.
+    /// A body that ended in that read (all of a small one) is handed over whole, with no stream.
+    var headToHandOver: HeldHead?
+
+    /// A response head not yet handed over, and the body parts that followed it.
+    struct HeldHead {
+        let promise: EventLoopPromise<TransportResponse>
+        let head: HTTPResponseHead
+        let exchange: Exchange
+        var parts: [ByteBuffer] = []
+    }
     let eventLoop: any EventLoop
     let counters: any ByteCounter
     let onRequestFinished: (_ reusable: Bool) -> Void
@@ -170,11 +179,47 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         context.fireChannelReadComplete()
     }
 
-    /// Completes the head promise with the head kept in ``headToHandOver``, if any.
-    func handOverHead() {
-        guard let head = self.headToHandOver else { return }
+    /// How far the body of a head being handed over has come.
+    enum BodyProgress {
+        /// The request goes on: the rest of the body will follow.
+        case arriving
+        /// The request has ended, with the error it ended with if it failed.
+        case ended((any Error)?)
+    }
+
+    /// Completes the head promise with the head kept in ``headToHandOver``, if any: with the
+    /// body whole (or cut by its error) when the request has ended, otherwise with a body
+    /// stream the rest of the body will fill.
+    func handOverHead(_ progress: BodyProgress = .arriving) {
+        guard let held = self.headToHandOver else { return }
         self.headToHandOver = nil
-        head.promise.succeed(head.response)
+        let body: ResponseBody
+        if case .ended(let error) = progress {
+            body = ResponseBody(arrived: held.parts, error: error)
+        } else {
+            let exchange = held.exchange
+            let loopBoundSelf = NIOLoopBound(self, eventLoop: self.eventLoop)
+            let eventLoop = self.eventLoop
+            let id = exchange.id
+            let (feed, stream) = ResponseBodyFeed.make(
+                onDemand: { eventLoop.execute { loopBoundSelf.value.consumerDemand(id) } },
+                onAbandon: { eventLoop.execute { loopBoundSelf.value.cancel(id) } }
+            )
+            exchange.body = feed
+            for part in held.parts where feed.yield(part) {
+                self.machine.consumerBufferFull(id)
+            }
+            body = stream
+        }
+        let response = TransportResponse(
+            status: held.head.status,
+            version: held.head.version,
+            headers: held.head.headers,
+            url: held.exchange.request.url,
+            body: body,
+            metricsRecorder: held.exchange.request.metrics
+        )
+        held.promise.succeed(response)
     }
 
     func read(context: ChannelHandlerContext) {
@@ -186,8 +231,7 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         self.perform(self.machine.consumerDemand(id))
     }
 
-    /// Opens the body stream of the response `head`; both go to the caller once the read that
-    /// brought them is parsed.
+    /// Keeps the response `head` until the read that brought it is parsed (or its request ends).
     func forwardHead(_ head: HTTPResponseHead, stopUpload: Bool) {
         guard let exchange, let promise = exchange.headPromise else { return }
         exchange.headPromise = nil
@@ -195,31 +239,19 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
             exchange.writabilityWaiter?.fail(TransportError.cancelled)
             exchange.writabilityWaiter = nil
         }
-        let loopBoundSelf = NIOLoopBound(self, eventLoop: self.eventLoop)
-        let eventLoop = self.eventLoop
-        let id = exchange.id
-        let (feed, body) = ResponseBodyFeed.make(
-            onDemand: { eventLoop.execute { loopBoundSelf.value.consumerDemand(id) } },
-            onAbandon: { eventLoop.execute { loopBoundSelf.value.cancel(id) } }
-        )
-        exchange.body = feed
-        let response = TransportResponse(
-            status: head.status,
-            version: head.version,
-            headers: head.headers,
-            url: exchange.request.url,
-            body: body,
-            metricsRecorder: exchange.request.metrics
-        )
-        self.headToHandOver = (promise, response)
+        self.headToHandOver = HeldHead(promise: promise, head: head, exchange: exchange)
     }
 
-    /// Hands a body part to the consumer; a full buffer holds the next reads back.
+    /// Hands a body part to the consumer, or keeps it with a head not yet handed over; a full
+    /// buffer holds the next reads back.
     func forwardBodyPart(_ part: ByteBuffer, totalReceived: Int) {
-        guard let exchange, let feed = exchange.body else { return }
+        guard let exchange else { return }
         exchange.request.metrics.record { $0.bodyBytesReceived = totalReceived }
-        if feed.yield(part) {
+        if self.headToHandOver != nil {
+            self.headToHandOver?.parts.append(part)
+        } else if let feed = exchange.body, feed.yield(part) {
             self.machine.consumerBufferFull(exchange.id)
         }
     }
 }
+
