@@ -254,4 +254,3 @@ final class HTTPClientRequestHandler: ChannelDuplexHandler, RemovableChannelHand
         }
     }
 }
-
