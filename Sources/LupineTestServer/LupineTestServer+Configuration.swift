@@ -7,6 +7,10 @@ extension LupineTestServer {
         /// The main listener's port; 0 lets the kernel choose. The fault listener always gets a
         /// kernel-chosen port.
         public var port: Int
+        /// When set, the main listener binds this Unix domain socket instead of ``host`` and
+        /// ``port`` (the path must not exist yet); its ``LupineTestServer/baseURL`` is then an
+        /// `http+unix` (or `https+unix`) URL naming the socket, and its port 0.
+        public var unixSocketPath: String?
         /// Whether the main listener serves HTTPS with a certificate chain generated at start.
         public var tls: Bool
         /// Whether the main listener speaks HTTP/2. Over TLS it offers `h2` and `http/1.1` by
@@ -55,9 +59,11 @@ extension LupineTestServer {
             requestHeadTimeout: Duration = .seconds(10),
             maximumRequestBodySize: Int = 64 * 1024 * 1024,
             requestBodyBudget: Int = 256 * 1024 * 1024,
-            maximumConnections: Int = 1024
+            maximumConnections: Int = 1024,
+            unixSocketPath: String? = nil
         ) {
             self.host = host
+            self.unixSocketPath = unixSocketPath
             self.port = port
             self.tls = tls
             self.http2 = http2

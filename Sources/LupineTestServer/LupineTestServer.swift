@@ -124,9 +124,11 @@ public final class LupineTestServer: Sendable {
         let application = Application(
             router: router,
             server: try serverBuilder(configuration: configuration, identity: identity, registry: registry),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            configuration: ApplicationConfiguration(
+                address: configuration.unixSocketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(configuration.host, port: configuration.port)
+            ),
             onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port)
+                portContinuation.yield(configuration.unixSocketPath == nil ? channel.localAddress?.port : 0)
             },
             logger: logger
         )
@@ -153,7 +155,7 @@ public final class LupineTestServer: Sendable {
             )
             return LupineTestServer(
                 port: port,
-                baseURL: try url(scheme: scheme, host: configuration.host, port: port),
+                baseURL: try configuration.unixSocketPath.map { try unixURL(scheme: scheme, path: $0) } ?? url(scheme: scheme, host: configuration.host, port: port),
                 faultsBaseURL: try url(scheme: "http", host: configuration.host, port: faultListener.port),
                 identity: identity,
                 registry: registry,
@@ -261,6 +263,16 @@ public final class LupineTestServer: Sendable {
             let secured = try TLSChannel(base, tlsConfiguration: tlsConfiguration)
             return TrackedChildChannel(base: ContinueAnsweringChildChannel(base: secured), registry: registry)
         }
+    }
+
+    /// `scheme+unix://` and the socket's path, percent-encoded, as the host.
+    private static func unixURL(scheme: String, path: String) throws -> URL {
+        guard let encoded = path.addingPercentEncoding(withAllowedCharacters: .alphanumerics),
+            let url = URL(string: "\(scheme)+unix://\(encoded)")
+        else {
+            throw StartupError.invalidHost(path)
+        }
+        return url
     }
 
     private static func url(scheme: String, host: String, port: Int) throws -> URL {

@@ -38,6 +38,7 @@ extension TransportError {
         case .hostNotFound: return "hostNotFound"
         case .connectionFailed: return "connectionFailed"
         case .connectTimeout: return "connectTimeout"
+        case .unixSocketUnusable: return "unixSocketUnusable"
         case .readTimeout: return "readTimeout"
         case .uploadStalledAfterAnswer: return "uploadStalledAfterAnswer"
         case .requestTimeout: return "requestTimeout"

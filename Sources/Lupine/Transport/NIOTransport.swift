@@ -78,7 +78,8 @@ public final class NIOTransport: Transport {
         }
         let key = try PoolKey(
             url: request.url,
-            trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator
+            trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator,
+            socketPath: self.configuration.unixSocketPath
         )
         let metrics = MetricsRecorder()
         let deadline = (request.timeout ?? self.configuration.requestTimeout).map { (NIODeadline.now() + $0, $0) }

@@ -25,6 +25,11 @@ public struct TransportConfiguration: Sendable {
     /// Which HTTP versions connections speak: by default `https` offers HTTP/2 and HTTP/1.1 by
     /// ALPN and speaks what the server picks.
     public var httpVersion: HTTPVersionSelection
+    /// A Unix domain socket every request is sent to, instead of its URL's host and port, as
+    /// curl's `--unix-socket`: the URL still names the server (`Host`, and for `https` the name
+    /// TLS sends and checks). A single request reaches a socket with an `http+unix` or
+    /// `https+unix` URL instead, whose host is the socket's percent-encoded path.
+    public var unixSocketPath: String?
 
     /// Creates a configuration; every parameter has the default a browser-like client would use.
     public init(
@@ -37,7 +42,8 @@ public struct TransportConfiguration: Sendable {
         decompressionLimit: DecompressionLimit = .default,
         serverTrustEvaluator: ServerTrustEvaluator = .system,
         hostAddresses: [String: String] = [:],
-        httpVersion: HTTPVersionSelection = .automatic
+        httpVersion: HTTPVersionSelection = .automatic,
+        unixSocketPath: String? = nil
     ) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
         self.idleConnectionTimeout = idleConnectionTimeout
@@ -49,5 +55,6 @@ public struct TransportConfiguration: Sendable {
         self.serverTrustEvaluator = serverTrustEvaluator
         self.hostAddresses = hostAddresses
         self.httpVersion = httpVersion
+        self.unixSocketPath = unixSocketPath
     }
 }

@@ -23,6 +23,9 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case uploadStalledAfterAnswer(timeout: TimeAmount)
     /// The whole request, from queueing to the last body byte, took longer than its deadline.
     case requestTimeout(timeout: TimeAmount)
+    /// The Unix domain socket requests were to go to cannot be used: it does not exist, is not a
+    /// socket, has too long a path, or nothing listens on it.
+    case unixSocketUnusable(path: String, reason: String)
     /// The TLS handshake failed for a reason other than the trust decision.
     case tlsHandshakeFailed(host: String, underlying: any Error)
     /// The server's certificate chain (DER, leaf first) was rejected by the trust evaluator.
@@ -73,6 +76,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return TransportErrorWords.connectFailure(underlying, host: host, port: port)
         case .connectTimeout(let host, let port, let timeout):
             return "connection to \(TransportErrorWords.endpoint(host: host, port: port)) timed out after \(timeout.lupineSeconds) s"
+        case .unixSocketUnusable(let path, let reason):
+            return "cannot use the Unix domain socket \(MessageText.oneLine(path)): \(MessageText.oneLine(reason))"
         case .readTimeout(let timeout):
             return "the server sent nothing for \(timeout.lupineSeconds) s"
         case .uploadStalledAfterAnswer(let timeout):

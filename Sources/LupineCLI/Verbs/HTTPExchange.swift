@@ -111,7 +111,8 @@ struct HTTPExchange {
             // Without Accept-Encoding, the transport asks for no encoding and inflates none.
             let configuration = TransportConfiguration(
                 decompressesResponses: !self.options.removesAcceptEncoding,
-                httpVersion: self.options.httpVersion
+                httpVersion: self.options.httpVersion,
+                unixSocketPath: self.options.unixSocket
             )
             let manager = HTTPSessionManager(baseURL: request.url, configuration: configuration)
             try manager.setSecurityPolicy(self.options.securityPolicy())

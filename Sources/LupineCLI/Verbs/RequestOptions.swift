@@ -115,6 +115,12 @@ struct RequestOptions: ParsableArguments {
     )
     var http2PriorKnowledge = false
 
+    @Option(
+        name: .customLong("unix-socket"),
+        help: ArgumentHelp("Connect to this Unix domain socket instead of the URL's host and port (the URL still names the server).", valueName: "path")
+    )
+    var unixSocket: String?
+
     /// The HTTP versions the flags ask for.
     var httpVersion: HTTPVersionSelection {
         if http11 { return .http1 }

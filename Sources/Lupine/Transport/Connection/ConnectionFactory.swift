@@ -61,7 +61,6 @@ struct ConnectionFactory: Sendable {
 
         var bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             // Reads grow to 256 KiB while a large body streams in (NIO's default stops at 64 KiB):
             // a quarter of the chunks, and of the per-chunk work above, for bulk downloads.
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 * 1024))
@@ -116,10 +115,17 @@ struct ConnectionFactory: Sendable {
 
         let channelFuture: EventLoopFuture<any Channel>
         let fixedAddress = self.configuration.hostAddresses[key.host.lowercased()] ?? key.host
-        if let address = try? SocketAddress(ipAddress: fixedAddress, port: key.port) {
-            channelFuture = bootstrap.connect(to: address)
+        if let socketPath = key.socketPath {
+            if let problem = UnixSocketCheck.problem(with: socketPath) {
+                connected.fail(TransportError.unixSocketUnusable(path: socketPath, reason: problem))
+                return connected.futureResult
+            }
+            channelFuture = bootstrap.connect(unixDomainSocketPath: socketPath)
+        } else if let address = try? SocketAddress(ipAddress: fixedAddress, port: key.port) {
+            channelFuture = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1).connect(to: address)
         } else {
-            bootstrap = bootstrap.resolver(TimedResolver(eventLoop: eventLoop, metrics: setup))
+            bootstrap = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .resolver(TimedResolver(eventLoop: eventLoop, metrics: setup))
             channelFuture = bootstrap.connect(host: key.host, port: key.port)
         }
 
@@ -266,6 +272,8 @@ struct ConnectionFactory: Sendable {
         switch error {
         case let error as TransportError:
             return error
+        case _ where key.socketPath != nil:
+            return .unixSocketUnusable(path: key.socketPath ?? "", reason: TransportErrorWords.describe(error))
         case ChannelError.connectTimeout:
             return .connectTimeout(host: key.host, port: key.port, timeout: timeout)
         case let error as NIOConnectionError:

@@ -1,7 +1,8 @@
 import Foundation
 import NIOHTTP1
 
-/// What makes two requests able to share a connection: scheme, host, port and trust settings.
+/// What makes two requests able to share a connection: scheme, host, port, the Unix domain
+/// socket they are sent to instead (if any) and trust settings.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     enum Scheme: String, Sendable {
         case http
@@ -9,29 +10,43 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     let scheme: Scheme
+    /// The server's name (the `Host` field, SNI and the certificate check); `localhost` for an
+    /// `http+unix` or `https+unix` URL, whose host is the socket's path.
     let host: String
     let port: Int
+    /// The Unix domain socket connections go to instead of `host` and `port`.
+    let socketPath: String?
     /// The trust hook, for `https`; `nil` for `http`. Compared by identity.
     let trustEvaluator: ServerTrustEvaluator?
 
-    /// Splits an absolute URL into its pool key, or throws ``TransportError`` for a URL the transport cannot serve.
-    init(url: URL, trustEvaluator: ServerTrustEvaluator) throws {
+    /// Splits an absolute URL into its pool key, or throws ``TransportError`` for a URL the
+    /// transport cannot serve. An `http+unix` or `https+unix` URL names its socket's path,
+    /// percent-encoded, as its host (`http+unix://%2Fvar%2Frun%2Fdocker.sock/info`); otherwise
+    /// `socketPath`, when given, is where the URL's server is reached.
+    init(url: URL, trustEvaluator: ServerTrustEvaluator, socketPath: String? = nil) throws {
         guard let schemeName = url.scheme?.lowercased() else {
             throw TransportError.invalidURL(url.absoluteString)
         }
-        guard let scheme = Scheme(rawValue: schemeName) else {
+        let overUnixSocket = schemeName.hasSuffix("+unix")
+        guard let scheme = Scheme(rawValue: overUnixSocket ? String(schemeName.dropLast(5)) : schemeName) else {
             throw TransportError.unsupportedScheme(schemeName)
         }
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw TransportError.invalidURL(url.absoluteString)
         }
         self.scheme = scheme
-        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let port = url.port ?? (scheme == .https ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw TransportError.invalidURL(url.absoluteString)
         }
         self.port = port
+        if overUnixSocket {
+            self.host = "localhost"
+            self.socketPath = host
+        } else {
+            self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            self.socketPath = socketPath
+        }
         self.trustEvaluator = scheme == .https ? trustEvaluator : nil
     }
 
@@ -43,7 +58,10 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         return self.port == defaultPort ? host : "\(host):\(self.port)"
     }
 
-    var description: String { "\(self.scheme.rawValue)://\(self.hostHeader)" }
+    var description: String {
+        let origin = "\(self.scheme.rawValue)://\(self.hostHeader)"
+        return self.socketPath.map { "\(origin) over \($0)" } ?? origin
+    }
 }
 
 extension HTTPHeaders {
