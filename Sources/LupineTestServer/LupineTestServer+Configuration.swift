@@ -13,6 +13,10 @@ extension LupineTestServer {
         public var unixSocketPath: String?
         /// Whether the main listener serves HTTPS with a certificate chain generated at start.
         public var tls: Bool
+        /// Whether the TLS listener takes only clients presenting a certificate its generated
+        /// root signed (``LupineTestServer/issueClientCertificate(commonName:)`` makes one); a
+        /// client presenting none fails the handshake.
+        public var requiresClientCertificates: Bool
         /// Whether the main listener speaks HTTP/2. Over TLS it offers `h2` and `http/1.1` by
         /// ALPN and serves what the client picks (HTTP/1.1 to a client that offers nothing); in
         /// cleartext it speaks HTTP/2 alone, to clients with prior knowledge (h2c, RFC 9113
@@ -60,8 +64,10 @@ extension LupineTestServer {
             maximumRequestBodySize: Int = 64 * 1024 * 1024,
             requestBodyBudget: Int = 256 * 1024 * 1024,
             maximumConnections: Int = 1024,
-            unixSocketPath: String? = nil
+            unixSocketPath: String? = nil,
+            requiresClientCertificates: Bool = false
         ) {
+            self.requiresClientCertificates = requiresClientCertificates
             self.host = host
             self.unixSocketPath = unixSocketPath
             self.port = port

@@ -54,6 +54,7 @@ public final class LupineTestServer: Sendable {
     public let leafCertificateDER: [UInt8]?
 
     private let registry: ConnectionRegistry
+    private let identity: ServerTLSIdentity?
     private let bodyBudget: RequestBodyBudget
     private let attempts: AttemptCounter
     private let serviceGroup: ServiceGroup
@@ -82,6 +83,7 @@ public final class LupineTestServer: Sendable {
         self.certificateAuthorityDER = identity?.authority?.certificateDER
         self.certificateAuthorityPEM = identity?.authority?.certificatePEM
         self.leafCertificateDER = identity?.chain.leafDER
+        self.identity = identity
         self.registry = registry
         self.bodyBudget = bodyBudget
         self.attempts = attempts
@@ -172,6 +174,15 @@ public final class LupineTestServer: Sendable {
         }
     }
 
+    /// A client certificate and key signed by the server's generated root, which a listener
+    /// started with ``Configuration/requiresClientCertificates`` takes (mutual TLS).
+    public func issueClientCertificate(commonName: String = "Lupine Test Client") throws -> IssuedCertificate {
+        guard let identity = self.identity else {
+            throw StartupError.invalidConfiguration("the server does not speak TLS")
+        }
+        return try identity.issueClientCertificate(commonName: commonName)
+    }
+
     /// Connection counts over both listeners.
     public var connections: ConnectionStatistics {
         registry.statistics
@@ -240,7 +251,7 @@ public final class LupineTestServer: Sendable {
             additionalChannelHandlers: [HTTPConnectionDeadlineHandler(timeout: headTimeout)],
             idleTimeout: configuration.idleTimeout.map(TimeAmount.init)
         )
-        let tlsConfiguration = try identity?.serverConfiguration()
+        let tlsConfiguration = try identity?.serverConfiguration(requiringClientCertificates: configuration.requiresClientCertificates)
         if configuration.http2 {
             // HTTP/1.1's connections close once no head comes within the deadline after the
             // last response; an HTTP/2 one says GOAWAY (and PING) once it has had no stream for

@@ -25,6 +25,9 @@ public struct TransportConfiguration: Sendable {
     /// Which HTTP versions connections speak: by default `https` offers HTTP/2 and HTTP/1.1 by
     /// ALPN and speaks what the server picks.
     public var httpVersion: HTTPVersionSelection
+    /// The certificate and key TLS connections present to a server that asks for one (mutual
+    /// TLS); `nil` presents none.
+    public var clientIdentity: ClientIdentity?
     /// A Unix domain socket every request is sent to, instead of its URL's host and port, as
     /// curl's `--unix-socket`: the URL still names the server (`Host`, and for `https` the name
     /// TLS sends and checks). A single request reaches a socket with an `http+unix` or
@@ -43,6 +46,7 @@ public struct TransportConfiguration: Sendable {
         serverTrustEvaluator: ServerTrustEvaluator = .system,
         hostAddresses: [String: String] = [:],
         httpVersion: HTTPVersionSelection = .automatic,
+        clientIdentity: ClientIdentity? = nil,
         unixSocketPath: String? = nil
     ) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
@@ -55,6 +59,7 @@ public struct TransportConfiguration: Sendable {
         self.serverTrustEvaluator = serverTrustEvaluator
         self.hostAddresses = hostAddresses
         self.httpVersion = httpVersion
+        self.clientIdentity = clientIdentity
         self.unixSocketPath = unixSocketPath
     }
 }

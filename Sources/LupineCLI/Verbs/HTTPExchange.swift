@@ -112,6 +112,7 @@ struct HTTPExchange {
             let configuration = TransportConfiguration(
                 decompressesResponses: !self.options.removesAcceptEncoding,
                 httpVersion: self.options.httpVersion,
+                clientIdentity: try self.options.clientIdentity(),
                 unixSocketPath: self.options.unixSocket
             )
             let manager = HTTPSessionManager(baseURL: request.url, configuration: configuration)
@@ -127,6 +128,8 @@ struct HTTPExchange {
             let stored = try StoredState(options: self.options, manager: manager, request: &request)
             return (request, manager, stored)
         } catch let error as LupineError {
+            throw Self.fail(error.description, code: 1)
+        } catch let error as ClientIdentityError {
             throw Self.fail(error.description, code: 1)
         }
     }

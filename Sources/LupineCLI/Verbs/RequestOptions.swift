@@ -116,6 +116,28 @@ struct RequestOptions: ParsableArguments {
     var http2PriorKnowledge = false
 
     @Option(
+        name: .customLong("cert"),
+        help: ArgumentHelp("Present this client certificate (PEM or DER; a PEM may hold the key too; .p12/.pfx a PKCS#12 bundle).", valueName: "file")
+    )
+    var clientCertificate: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("The client certificate's private key (PEM or DER).", valueName: "file"))
+    var clientKey: String?
+
+    @Option(name: .customLong("pass"), help: ArgumentHelp("The passphrase of the private key or PKCS#12 bundle.", valueName: "phrase"))
+    var keyPassphrase: String?
+
+    /// The client identity `--cert`, `--key` and `--pass` name, if any.
+    func clientIdentity() throws(ClientIdentityError) -> ClientIdentity? {
+        guard let clientCertificate else { return nil }
+        let file = URL(fileURLWithPath: clientCertificate)
+        if ["p12", "pfx"].contains(file.pathExtension.lowercased()) {
+            return try ClientIdentity(pkcs12File: file, passphrase: keyPassphrase)
+        }
+        return try ClientIdentity(certificateFile: file, privateKeyFile: clientKey.map { URL(fileURLWithPath: $0) }, passphrase: keyPassphrase)
+    }
+
+    @Option(
         name: .customLong("unix-socket"),
         help: ArgumentHelp("Connect to this Unix domain socket instead of the URL's host and port (the URL still names the server).", valueName: "path")
     )
@@ -131,6 +153,9 @@ struct RequestOptions: ParsableArguments {
     func validate() throws {
         if [http11, http2, http2PriorKnowledge].filter({ $0 }).count > 1 {
             throw ValidationError("--http1.1, --http2 and --http2-prior-knowledge exclude each other.")
+        }
+        if clientKey != nil && clientCertificate == nil {
+            throw ValidationError("--key needs --cert.")
         }
         if !pinnedCertificateFiles.isEmpty && !pinnedKeyFiles.isEmpty {
             throw ValidationError("--pin-cert and --pin-key exclude each other.")

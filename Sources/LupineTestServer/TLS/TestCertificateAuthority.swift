@@ -152,6 +152,7 @@ public struct TestCertificateAuthority: Sendable {
     ///     expired certificate.
     ///   - privateKey: The leaf's key; a fresh P-256 key by default. Pass an earlier leaf's key to
     ///     renew it with the same public key.
+    ///   - forClients: Whether the certificate identifies a client (mutual TLS) rather than a server.
     /// - Returns: The certificate and its key.
     public func issueLeaf(
         commonName: String? = nil,
@@ -159,7 +160,8 @@ public struct TestCertificateAuthority: Sendable {
         ipAddresses: [String] = [],
         notValidBefore: Date = Date().addingTimeInterval(-3600),
         notValidAfter: Date = Date().addingTimeInterval(86400),
-        privateKey leafKey: Certificate.PrivateKey? = nil
+        privateKey leafKey: Certificate.PrivateKey? = nil,
+        forClients: Bool = false
     ) throws -> IssuedCertificate {
         let key = leafKey ?? Certificate.PrivateKey(P256.Signing.PrivateKey())
         var alternativeNames = dnsNames.map(GeneralName.dnsName)
@@ -177,7 +179,7 @@ public struct TestCertificateAuthority: Sendable {
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
             Critical(KeyUsage(digitalSignature: true))
-            try ExtendedKeyUsage([.serverAuth])
+            try ExtendedKeyUsage([forClients ? .clientAuth : .serverAuth])
             SubjectAlternativeNames(alternativeNames)
             SubjectKeyIdentifier(hash: key.publicKey)
             AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier)

@@ -25,6 +25,10 @@ struct ConnectionFactory: Sendable {
         // The trust hook's callback replaces BoringSSL's chain check, so BoringSSL needs no roots
         // of its own; its default would parse the system's whole CA bundle for every transport.
         tls.trustRoots = .certificates([])
+        if let identity = configuration.clientIdentity {
+            tls.certificateChain = identity.certificateChain.map { .certificate($0) }
+            tls.privateKey = .privateKey(identity.privateKey)
+        }
         self.sslContext = Result { try NIOSSLContext(configuration: tls) }
     }
 

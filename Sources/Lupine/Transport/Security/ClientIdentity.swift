@@ -1,0 +1,144 @@
+import Foundation
+import NIOSSL
+
+/// A client's certificate chain and private key, which TLS connections present to a server that
+/// asks for one (mutual TLS), as AFNetworking answers a client-certificate challenge with an
+/// `NSURLCredential` holding an identity.
+///
+/// Made from PEM or DER (a PEM file may hold the chain and the key together) or from a PKCS#12
+/// bundle, and checked when made: a file that cannot be read, a directory where a file was
+/// expected, a certificate or key that does not parse, an encrypted key without its passphrase,
+/// or a key that is not the certificate's each throw a ``ClientIdentityError`` saying so, before
+/// any connection. Set it as ``TransportConfiguration/clientIdentity``: every connection of the
+/// transport presents it, and the transport's pool holds only connections made with it.
+public struct ClientIdentity: Sendable, Hashable {
+    let certificateChain: [NIOSSLCertificate]
+    let privateKey: NIOSSLPrivateKey
+
+    /// An identity from the bytes of a certificate chain (leaf first) and of its private key,
+    /// each PEM or DER; `passphrase` decrypts an encrypted PEM key.
+    public init(certificateChain: [UInt8], privateKey: [UInt8], passphrase: String? = nil) throws(ClientIdentityError) {
+        let chain = try Self.certificates(certificateChain)
+        let key = try Self.privateKey(privateKey, passphrase: passphrase)
+        try self.init(checking: chain, key)
+    }
+
+    /// An identity from files: the certificate chain's, and the private key's (by default the
+    /// same file, a PEM holding both, as curl's `--cert` alone reads it).
+    public init(certificateFile: URL, privateKeyFile: URL? = nil, passphrase: String? = nil) throws(ClientIdentityError) {
+        let chain = try Self.read(certificateFile, what: "certificate")
+        let key = try privateKeyFile.map { (file) throws(ClientIdentityError) in try Self.read(file, what: "private key") } ?? chain
+        try self.init(certificateChain: chain, privateKey: key, passphrase: passphrase)
+    }
+
+    /// An identity from a PKCS#12 bundle (`.p12`, `.pfx`) and the passphrase that opens it.
+    public init(pkcs12File: URL, passphrase: String?) throws(ClientIdentityError) {
+        let bytes = try Self.read(pkcs12File, what: "PKCS#12 bundle")
+        let bundle: NIOSSLPKCS12Bundle
+        do {
+            bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase.map { Array($0.utf8) } ?? [])
+        } catch {
+            throw ClientIdentityError(
+                reason: passphrase == nil
+                    ? "the PKCS#12 bundle could not be opened; give its passphrase if it has one"
+                    : "the PKCS#12 bundle could not be opened with that passphrase, or is not PKCS#12"
+            )
+        }
+        try self.init(checking: bundle.certificateChain, bundle.privateKey)
+    }
+
+    private init(checking chain: [NIOSSLCertificate], _ key: NIOSSLPrivateKey) throws(ClientIdentityError) {
+        guard !chain.isEmpty else { throw ClientIdentityError(reason: "it holds no certificate") }
+        // BoringSSL refuses a key that is not the certificate's when a context takes both.
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateChain = chain.map { .certificate($0) }
+        configuration.privateKey = .privateKey(key)
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw ClientIdentityError(reason: "the private key is not the certificate's")
+        }
+        self.certificateChain = chain
+        self.privateKey = key
+    }
+
+    private static func certificates(_ bytes: [UInt8]) throws(ClientIdentityError) -> [NIOSSLCertificate] {
+        do {
+            if Self.isPEM(bytes) {
+                let chain = try NIOSSLCertificate.fromPEMBytes(bytes)
+                guard !chain.isEmpty else { throw ClientIdentityError(reason: "the PEM holds no certificate") }
+                return chain
+            }
+            return [try NIOSSLCertificate(bytes: bytes, format: .der)]
+        } catch let error as ClientIdentityError {
+            throw error
+        } catch {
+            throw ClientIdentityError(reason: "the certificate is neither PEM nor DER")
+        }
+    }
+
+    private static func privateKey(_ bytes: [UInt8], passphrase: String?) throws(ClientIdentityError) -> NIOSSLPrivateKey {
+        guard Self.isPEM(bytes) else {
+            do {
+                return try NIOSSLPrivateKey(bytes: bytes, format: .der)
+            } catch {
+                throw ClientIdentityError(reason: "the private key is neither PEM nor DER")
+            }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.contains("PRIVATE KEY-----") else {
+            throw ClientIdentityError(reason: "the PEM holds no private key")
+        }
+        let encrypted = text.contains("ENCRYPTED")
+        if encrypted, passphrase == nil {
+            throw ClientIdentityError(reason: "the private key is encrypted; give its passphrase")
+        }
+        do {
+            guard let passphrase else { return try NIOSSLPrivateKey(bytes: bytes, format: .pem) }
+            return try NIOSSLPrivateKey(bytes: bytes, format: .pem) { (set: NIOSSLPassphraseSetter<[UInt8]>) in
+                set(Array(passphrase.utf8))
+            }
+        } catch {
+            throw ClientIdentityError(reason: encrypted ? "the passphrase does not decrypt the private key" : "the private key does not parse")
+        }
+    }
+
+    private static func isPEM(_ bytes: [UInt8]) -> Bool {
+        String(decoding: bytes.prefix(64 * 1024), as: UTF8.self).contains("-----BEGIN ")
+    }
+
+    private static func read(_ file: URL, what: String) throws(ClientIdentityError) -> [UInt8] {
+        let type = (try? FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path))?[.type] as? FileAttributeType
+        switch type {
+        case nil:
+            throw ClientIdentityError(reason: "the \(what) file \(file.path) does not exist")
+        case .typeDirectory?:
+            throw ClientIdentityError(reason: "the \(what) file \(file.path) is a directory")
+        case .typeRegular?:
+            break
+        default:
+            // A FIFO or a device would block the read, or never end it.
+            throw ClientIdentityError(reason: "the \(what) file \(file.path) is not a regular file")
+        }
+        do {
+            let data = try Data(contentsOf: file, options: .uncached)
+            // A certificate, a key or a bundle is kilobytes; a huge "file" is a mistake (a device, a disk image).
+            guard data.count <= 1024 * 1024 else {
+                throw ClientIdentityError(reason: "the \(what) file \(file.path) is larger than 1 MiB")
+            }
+            return Array(data)
+        } catch let error as ClientIdentityError {
+            throw error
+        } catch {
+            throw ClientIdentityError(reason: "the \(what) file \(file.path) cannot be read (\(TransportErrorWords.describe(error)))")
+        }
+    }
+}
+
+/// Why a ``ClientIdentity`` could not be made, in words a person can act on.
+public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public let reason: String
+
+    public var description: String { "the client certificate cannot be used: \(self.reason)" }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import LupineTestSupport
+import NIOCore
+import NIOHTTP1
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Mutual TLS: a client identity made from PEM, DER or PKCS#12 is presented to the test server's
+/// TLS listener that requires a certificate its root signed, over HTTP/1.1 and HTTP/2; a client
+/// without one, or with one from another root, is refused; and every identity that cannot be used
+/// is a ``ClientIdentityError`` saying why, before any connection.
+@Suite(.timeLimit(.minutes(5))) struct ClientIdentityTests {
+    static let trusting = ServerTrustEvaluator { _ in .trusted }
+    static var hasOpenSSL: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") }
+
+    static func withServer<Result>(http2: Bool = false, _ body: (LupineTestServer) async throws -> Result) async throws -> Result {
+        let server = try await LupineTestServer.start(.init(tls: true, http2: http2, requiresClientCertificates: true))
+        return try await running {
+            try await body(server)
+        } thenAlways: {
+            await server.stop()
+        }
+    }
+
+    static func get(_ url: URL, presenting identity: ClientIdentity?) async throws -> TransportResponse {
+        let transport = NIOTransport(configuration: TransportConfiguration(serverTrustEvaluator: Self.trusting, clientIdentity: identity))
+        return try await running {
+            let (response, _) = try await transport.get(url)
+            return response
+        } thenAlways: {
+            await transport.shutdown()
+        }
+    }
+
+    @Test(arguments: [false, true]) func anIdentityThatTheServersRootSignedIsTakenOverBothVersions(http2: Bool) async throws {
+        try await Self.withServer(http2: http2) { server in
+            let issued = try server.issueClientCertificate()
+            let identity = try ClientIdentity(certificateChain: Array(issued.certificatePEM.utf8), privateKey: Array(try issued.privateKeyPEM().utf8))
+            let response = try await Self.get(server.baseURL.appending("/get"), presenting: identity)
+            #expect(response.status == .ok)
+            #expect(response.version == (http2 ? HTTPVersion(major: 2, minor: 0) : .http1_1))
+        }
+    }
+
+    @Test func derCertificateAndKeyFilesWork() async throws {
+        try await Self.withServer { server in
+            let issued = try server.issueClientCertificate()
+            let folder = try temporaryFolder()
+            let certificate = folder.appending(path: "client.der")
+            try Data(issued.certificateDER).write(to: certificate)
+            let key = folder.appending(path: "client.key.der")
+            try Data(try issued.privateKey.serializeAsPEM().derBytes).write(to: key)
+            let identity = try ClientIdentity(certificateFile: certificate, privateKeyFile: key)
+            #expect(try await Self.get(server.baseURL.appending("/get"), presenting: identity).status == .ok)
+        }
+    }
+
+    @Test func noIdentityOrOneFromAnotherRootIsRefused() async throws {
+        try await Self.withServer { server in
+            await #expect(throws: TransportError.self) {
+                _ = try await Self.get(server.baseURL.appending("/get"), presenting: nil)
+            }
+            let stranger = try TestCertificateAuthority().issueLeaf(commonName: "stranger", dnsNames: [], forClients: true)
+            let identity = try ClientIdentity(certificateChain: Array(stranger.certificatePEM.utf8), privateKey: Array(try stranger.privateKeyPEM().utf8))
+            await #expect(throws: TransportError.self) {
+                _ = try await Self.get(server.baseURL.appending("/get"), presenting: identity)
+            }
+        }
+    }
+
+    // MARK: Identities that cannot be used
+
+    static func expectRefusal(saying words: String, _ make: () throws -> ClientIdentity) {
+        #expect {
+            _ = try make()
+        } throws: { error in
+            guard let error = error as? ClientIdentityError else { return false }
+            return error.reason.contains(words)
+        }
+    }
+
+    @Test func aKeyThatIsNotTheCertificatesIsRefused() throws {
+        let authority = try TestCertificateAuthority()
+        let one = try authority.issueLeaf(dnsNames: [], forClients: true)
+        let other = try authority.issueLeaf(dnsNames: [], forClients: true)
+        Self.expectRefusal(saying: "is not the certificate's") {
+            try ClientIdentity(certificateChain: Array(one.certificatePEM.utf8), privateKey: Array(try other.privateKeyPEM().utf8))
+        }
+    }
+
+    @Test func unusableFilesAreRefusedInWords() throws {
+        let folder = try temporaryFolder()
+        Self.expectRefusal(saying: "does not exist") { try ClientIdentity(certificateFile: folder.appending(path: "none.pem")) }
+        Self.expectRefusal(saying: "is a directory") { try ClientIdentity(certificateFile: folder) }
+        let fifo = folder.appending(path: "fifo.pem")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        Self.expectRefusal(saying: "not a regular file") { try ClientIdentity(certificateFile: fifo) }
+        let garbage = folder.appending(path: "garbage.pem")
+        try Data([0x00, 0xFF, 0x10, 0x80]).write(to: garbage)
+        Self.expectRefusal(saying: "neither PEM nor DER") { try ClientIdentity(certificateFile: garbage) }
+        let certificateOnly = folder.appending(path: "only.pem")
+        try Data(try TestCertificateAuthority().issueLeaf(dnsNames: [], forClients: true).certificatePEM.utf8).write(to: certificateOnly)
+        Self.expectRefusal(saying: "holds no private key") { try ClientIdentity(certificateFile: certificateOnly) }
+    }
+
+    /// openssl writes what users bring: an encrypted PEM key and a PKCS#12 bundle.
+    @Test(.enabled(if: Self.hasOpenSSL)) func encryptedKeysAndPKCS12BundlesNeedTheirPassphrase() async throws {
+        try await Self.withServer { server in
+            let issued = try server.issueClientCertificate()
+            let folder = try temporaryFolder()
+            let certificate = folder.appending(path: "client.pem")
+            let key = folder.appending(path: "client.key")
+            try Data(issued.certificatePEM.utf8).write(to: certificate)
+            try Data(try issued.privateKeyPEM().utf8).write(to: key)
+            let encrypted = folder.appending(path: "encrypted.key")
+            let bundle = folder.appending(path: "client.p12")
+            for arguments in [
+                ["pkey", "-in", key.path, "-aes256", "-passout", "pass:secret", "-out", encrypted.path],
+                ["pkcs12", "-export", "-in", certificate.path, "-inkey", key.path, "-passout", "pass:secret", "-out", bundle.path],
+            ] {
+                let run = try await ChildProcess.start(
+                    URL(fileURLWithPath: "/usr/bin/openssl"),
+                    arguments,
+                    in: folder,
+                    stdout: folder.appending(path: "openssl.out"),
+                    stderr: folder.appending(path: "openssl.err")
+                ).wait()
+                try #require(run.status == 0, "openssl \(arguments[0]) failed")
+            }
+            Self.expectRefusal(saying: "encrypted; give its passphrase") { try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted) }
+            Self.expectRefusal(saying: "passphrase does not decrypt") {
+                try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "wrong")
+            }
+            Self.expectRefusal(saying: "could not be opened with that passphrase") { try ClientIdentity(pkcs12File: bundle, passphrase: "wrong") }
+            for identity in [
+                try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "secret"),
+                try ClientIdentity(pkcs12File: bundle, passphrase: "secret"),
+            ] {
+                #expect(try await Self.get(server.baseURL.appending("/get"), presenting: identity).status == .ok)
+            }
+            // The command line, with curl's names: --cert and --key (and --pass), or a bundle.
+            let ca = folder.appending(path: "ca.pem")
+            try Data(try #require(server.certificateAuthorityPEM).utf8).write(to: ca)
+            let url = server.baseURL.appending("/get").absoluteString
+            let presented = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", certificate.path, "--key", key.path, "--print", "h"])
+            #expect(presented.status == 0 && presented.stdout.hasPrefix("HTTP/1.1 200"), "\(presented.stderr)")
+            let bundled = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", bundle.path, "--pass", "secret", "--print", "h"])
+            #expect(bundled.status == 0, "\(bundled.stderr)")
+            let without = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path])
+            #expect(without.status != 0)
+            let locked = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", certificate.path, "--key", encrypted.path])
+            #expect(locked.status == 1 && locked.stderr.contains("encrypted; give its passphrase"), "\(locked.stderr)")
+        }
+    }
+}
