@@ -181,7 +181,7 @@ public struct RetryPolicy: RequestInterceptor {
             return true
         case .invalidURL, .unsupportedScheme, .hostNotFound, .tlsHandshakeFailed, .serverTrustRejected,
             .invalidResponse, .decompressionLimitExceeded, .decompressionFailed, .requestBodyFailed,
-            .requestBodyLengthMismatch, .invalidHeader, .cancelled, .shutdown, .uploadStalledAfterAnswer, .unixSocketUnusable:
+            .requestBodyLengthMismatch, .invalidHeader, .cancelled, .shutdown, .uploadStalledAfterAnswer, .unixSocketUnusable, .proxyFailed:
             return false
         }
     }

@@ -39,6 +39,7 @@ extension TransportError {
         case .connectionFailed: return "connectionFailed"
         case .connectTimeout: return "connectTimeout"
         case .unixSocketUnusable: return "unixSocketUnusable"
+        case .proxyFailed: return "proxyFailed"
         case .readTimeout: return "readTimeout"
         case .uploadStalledAfterAnswer: return "uploadStalledAfterAnswer"
         case .requestTimeout: return "requestTimeout"

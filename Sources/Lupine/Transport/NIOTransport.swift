@@ -79,7 +79,8 @@ public final class NIOTransport: Transport {
         let key = try PoolKey(
             url: request.url,
             trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator,
-            socketPath: self.configuration.unixSocketPath
+            socketPath: self.configuration.unixSocketPath,
+            proxies: self.configuration.proxy
         )
         let metrics = MetricsRecorder()
         let deadline = (request.timeout ?? self.configuration.requestTimeout).map { (NIODeadline.now() + $0, $0) }
@@ -91,6 +92,13 @@ public final class NIOTransport: Transport {
         )
         if head.headers.callersHost == nil {
             head.headers.replaceOrAdd(name: "Host", value: key.hostHeader)
+        }
+        if key.isForwardedByProxy {
+            // RFC 9112 §3.2.2: to a proxy, the absolute form; its credentials go to it alone.
+            head.uri = Self.absoluteTarget(of: request.url, key: key)
+            if let authorization = key.proxy?.basicAuthorization, !head.headers.contains(name: "Proxy-Authorization") {
+                head.headers.add(name: "Proxy-Authorization", value: authorization)
+            }
         }
         let attempt = Attempt(
             head: head,
@@ -272,5 +280,11 @@ public final class NIOTransport: Transport {
             target += "?" + query
         }
         return target
+    }
+
+    /// The absolute form of `url`'s target, for a proxy: scheme, host, port unless the
+    /// default, path and query; never user information or a fragment.
+    static func absoluteTarget(of url: URL, key: PoolKey) -> String {
+        "\(key.scheme.rawValue)://\(key.hostHeader)\(Self.requestTarget(of: url))"
     }
 }

@@ -25,6 +25,10 @@ public struct TransportConfiguration: Sendable {
     /// Which HTTP versions connections speak: by default `https` offers HTTP/2 and HTTP/1.1 by
     /// ALPN and speaks what the server picks.
     public var httpVersion: HTTPVersionSelection
+    /// The proxies requests go through, and the hosts reached directly; `nil` (the default)
+    /// reaches every host directly. ``ProxySettings/environment(_:)`` follows the environment
+    /// as curl does.
+    public var proxy: ProxySettings?
     /// The certificate and key TLS connections present to a server that asks for one (mutual
     /// TLS); `nil` presents none.
     public var clientIdentity: ClientIdentity?
@@ -46,6 +50,7 @@ public struct TransportConfiguration: Sendable {
         serverTrustEvaluator: ServerTrustEvaluator = .system,
         hostAddresses: [String: String] = [:],
         httpVersion: HTTPVersionSelection = .automatic,
+        proxy: ProxySettings? = nil,
         clientIdentity: ClientIdentity? = nil,
         unixSocketPath: String? = nil
     ) {
@@ -59,6 +64,7 @@ public struct TransportConfiguration: Sendable {
         self.serverTrustEvaluator = serverTrustEvaluator
         self.hostAddresses = hostAddresses
         self.httpVersion = httpVersion
+        self.proxy = proxy
         self.clientIdentity = clientIdentity
         self.unixSocketPath = unixSocketPath
     }

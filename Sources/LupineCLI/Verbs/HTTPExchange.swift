@@ -112,6 +112,7 @@ struct HTTPExchange {
             let configuration = TransportConfiguration(
                 decompressesResponses: !self.options.removesAcceptEncoding,
                 httpVersion: self.options.httpVersion,
+                proxy: try self.options.proxySettings(),
                 clientIdentity: try self.options.clientIdentity(),
                 unixSocketPath: self.options.unixSocket
             )
@@ -131,6 +132,8 @@ struct HTTPExchange {
             throw Self.fail(error.description, code: 1)
         } catch let error as ClientIdentityError {
             throw Self.fail(error.description, code: 1)
+        } catch let error as ProxyError {
+            throw Self.fail("the proxy setting cannot be used: \(error.reason)", code: 1)
         }
     }
 

@@ -138,6 +138,38 @@ struct RequestOptions: ParsableArguments {
     }
 
     @Option(
+        name: [.customShort("x"), .customLong("proxy")],
+        help: ArgumentHelp("Go through this proxy (http://, socks5://, socks5h://; host:port is an HTTP proxy), instead of the environment's.", valueName: "url")
+    )
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), help: ArgumentHelp("Reach these hosts directly (as no_proxy: names, addresses, CIDR ranges, *).", valueName: "list"))
+    var noProxy: String?
+
+    @Option(name: .customLong("proxy-user"), help: ArgumentHelp("The proxy's user name and password.", valueName: "user:password"))
+    var proxyUser: String?
+
+    /// The proxies: the environment's, as curl reads it, or `--proxy`'s, with `--noproxy` and
+    /// `--proxy-user` applied.
+    func proxySettings(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ProxyError) -> ProxySettings {
+        var settings = try ProxySettings.environment(environment)
+        if let proxy {
+            let chosen = try Proxy(url: proxy)
+            settings = try ProxySettings(httpProxy: chosen, httpsProxy: chosen, noProxy: noProxy ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
+        } else if let noProxy {
+            settings = try ProxySettings(httpProxy: settings.httpProxy, httpsProxy: settings.httpsProxy, noProxy: noProxy)
+        }
+        if let proxyUser {
+            let parts = proxyUser.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let credentials = Proxy.Credentials(user: String(parts[0]), password: parts.count > 1 ? String(parts[1]) : "")
+            let withCredentials = { (proxy: Proxy?) in proxy.map { Proxy(kind: $0.kind, host: $0.host, port: $0.port, credentials: credentials) } }
+            settings.httpProxy = withCredentials(settings.httpProxy)
+            settings.httpsProxy = withCredentials(settings.httpsProxy)
+        }
+        return settings
+    }
+
+    @Option(
         name: .customLong("unix-socket"),
         help: ArgumentHelp("Connect to this Unix domain socket instead of the URL's host and port (the URL still names the server).", valueName: "path")
     )

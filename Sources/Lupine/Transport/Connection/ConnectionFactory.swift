@@ -43,9 +43,10 @@ struct ConnectionFactory: Sendable {
         let goingAway: @Sendable () -> Void
     }
 
-    /// Opens a connection to `key` on `eventLoop`, in HTTP/1.1 or HTTP/2 as the configuration's
-    /// ``HTTPVersionSelection`` and the server's ALPN choice decide, and says how many requests
-    /// it carries at once (1, or the HTTP/2 server's stream limit).
+    /// Opens a connection to `key` on `eventLoop` (through its proxy, when it has one), in
+    /// HTTP/1.1 or HTTP/2 as the configuration's ``HTTPVersionSelection`` and the server's ALPN
+    /// choice decide, and says how many requests it carries at once (1, or the HTTP/2 server's
+    /// stream limit).
     func makeConnection(
         id: PoolConnectionID,
         key: PoolKey,
@@ -59,9 +60,6 @@ struct ConnectionFactory: Sendable {
             connected.fail(TransportError.connectTimeout(host: key.host, port: key.port, timeout: connectTimeout))
         }
         connected.futureResult.whenComplete { _ in timeout.cancel() }
-
-        let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
-        let sslContext = self.sslContext
 
         var bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
@@ -79,41 +77,29 @@ struct ConnectionFactory: Sendable {
                     // The HTTP handlers go in before any byte is read: here for cleartext, and
                     // for TLS when ALPN has settled, while the negotiation handler holds back
                     // what came after the handshake (an HTTP/2 server's SETTINGS comes at once).
-                    let sync = channel.pipeline.syncOperations
+                    // Through a tunnel they go in once it is open, before its first byte is read.
                     let readiness = Readiness(eventLoop: channel.eventLoop)
-                    try sync.addHandler(readiness)
-                    guard key.scheme == .https, let evaluator = key.trustEvaluator else {
-                        try sync.addHandler(ByteCountingHandler())
-                        readiness.ready.completeWith(try self.speak(on: channel, id: id, key: key, negotiated: nil, setup: setup, events: events))
-                        return
+                    try channel.pipeline.syncOperations.addHandler(readiness)
+                    let start = { () throws -> Void in
+                        try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
                     }
-                    setup.mark(.secureConnectionStart)
-                    let tlsHandler = try Self.makeTLSHandler(
-                        context: sslContext.get(),
-                        key: key,
-                        evaluator: evaluator,
-                        rejection: trustRejection
-                    )
-                    try sync.addHandler(tlsHandler)
-                    try sync.addHandler(TLSHandshakeObserver(eventLoop: channel.eventLoop))
-                    try sync.addHandler(ByteCountingHandler())
-                    try sync.addHandler(
-                        ApplicationProtocolNegotiationHandler { result, channel in
-                            setup.mark(.secureConnectionEnd)
-                            let negotiated: String? = if case .negotiated(let name) = result { name } else { nil }
-                            do {
-                                // Succeeded at once: what the server sent after the handshake
-                                // (its SETTINGS) goes on to the handlers just added.
-                                readiness.ready.completeWith(
-                                    try self.speak(on: channel, id: id, key: key, negotiated: negotiated, setup: setup, events: events)
-                                )
-                                return channel.eventLoop.makeSucceededVoidFuture()
-                            } catch {
-                                readiness.ready.fail(error)
-                                return channel.eventLoop.makeFailedFuture(error)
-                            }
+                    guard let proxy = key.proxy, key.scheme == .https || proxy.kind != .http else {
+                        return try start()
+                    }
+                    let established = channel.eventLoop.makePromise(of: Void.self)
+                    established.futureResult.assumeIsolated().whenComplete { result in
+                        do {
+                            try result.get()
+                            try start()
+                        } catch {
+                            readiness.ready.fail(error)
                         }
-                    )
+                    }
+                    let tunnel: any ChannelHandler =
+                        proxy.kind == .http
+                        ? HTTPConnectTunnel(proxy: proxy, host: key.host, port: key.port, established: established)
+                        : SOCKS5Tunnel(proxy: proxy, host: key.host, port: key.port, eventLoop: channel.eventLoop, established: established)
+                    try channel.pipeline.syncOperations.addHandler(tunnel)
                 }
             }
 
@@ -125,6 +111,10 @@ struct ConnectionFactory: Sendable {
                 return connected.futureResult
             }
             channelFuture = bootstrap.connect(unixDomainSocketPath: socketPath)
+        } else if let proxy = key.proxy {
+            bootstrap = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .resolver(TimedResolver(eventLoop: eventLoop, metrics: setup))
+            channelFuture = bootstrap.connect(host: proxy.host, port: proxy.port)
         } else if let address = try? SocketAddress(ipAddress: fixedAddress, port: key.port) {
             channelFuture = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1).connect(to: address)
         } else {
@@ -141,26 +131,69 @@ struct ConnectionFactory: Sendable {
                 setup.mark(.connectEnd)
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
                 // Happy eyeballs may have initialised several channels: take the one that won.
-                let pipeline = channel.pipeline.syncOperations
-                guard let readiness = try? pipeline.handler(type: Readiness.self) else {
+                guard let readiness = try? channel.pipeline.syncOperations.handler(type: Readiness.self) else {
                     connected.fail(TransportError.connectionClosedBeforeResponse)
                     return
-                }
-                if let handshake = try? pipeline.handler(type: TLSHandshakeObserver.self).handshakeCompleted {
-                    handshake.whenFailure { error in
-                        if let rejection = trustRejection.withLockedValue({ $0 }) {
-                            connected.fail(
-                                TransportError.serverTrustRejected(host: key.host, reason: rejection.reason, certificateChain: rejection.chain)
-                            )
-                        } else {
-                            connected.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
-                        }
-                    }
                 }
                 readiness.ready.futureResult.whenComplete { connected.completeWith($0) }
             }
         }
         return connected.futureResult
+    }
+
+    /// Adds the handlers that run on `channel` once it reaches the origin (directly, or through
+    /// a proxy's tunnel): TLS with the trust hook for `https`, then those of the HTTP version.
+    private func addHandlers(
+        on channel: any Channel,
+        readiness: Readiness,
+        id: PoolConnectionID,
+        key: PoolKey,
+        setup: MetricsRecorder,
+        events: Events
+    ) throws {
+        let sync = channel.pipeline.syncOperations
+        guard key.scheme == .https, let evaluator = key.trustEvaluator else {
+            try sync.addHandler(ByteCountingHandler())
+            readiness.ready.completeWith(try self.speak(on: channel, id: id, key: key, negotiated: nil, setup: setup, events: events))
+            return
+        }
+        setup.mark(.secureConnectionStart)
+        let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
+        let tlsHandler = try Self.makeTLSHandler(
+            context: self.sslContext.get(),
+            key: key,
+            evaluator: evaluator,
+            rejection: trustRejection
+        )
+        try sync.addHandler(tlsHandler)
+        let observer = TLSHandshakeObserver(eventLoop: channel.eventLoop)
+        try sync.addHandler(observer)
+        // This channel's outcome, which the factory takes only from the channel happy eyeballs picked.
+        observer.handshakeCompleted.whenFailure { error in
+            if let rejection = trustRejection.withLockedValue({ $0 }) {
+                readiness.ready.fail(TransportError.serverTrustRejected(host: key.host, reason: rejection.reason, certificateChain: rejection.chain))
+            } else {
+                readiness.ready.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
+            }
+        }
+        try sync.addHandler(ByteCountingHandler())
+        try sync.addHandler(
+            ApplicationProtocolNegotiationHandler { result, channel in
+                setup.mark(.secureConnectionEnd)
+                let negotiated: String? = if case .negotiated(let name) = result { name } else { nil }
+                do {
+                    // Succeeded at once: what the server sent after the handshake
+                    // (its SETTINGS) goes on to the handlers just added.
+                    readiness.ready.completeWith(
+                        try self.speak(on: channel, id: id, key: key, negotiated: negotiated, setup: setup, events: events)
+                    )
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    readiness.ready.fail(error)
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+        )
     }
 
     /// Adds the handlers of the HTTP version the connection speaks, and says when it is ready:
@@ -175,7 +208,8 @@ struct ConnectionFactory: Sendable {
     ) throws -> EventLoopFuture<(connection: HTTPConnection, capacity: Int)> {
         let sync = channel.pipeline.syncOperations
         let decompressionLimit = self.configuration.decompressesResponses ? self.configuration.decompressionLimit : nil
-        guard self.configuration.httpVersion.speaksHTTP2(scheme: key.scheme, negotiated: negotiated) else {
+        // A proxy that forwards requests is spoken to in HTTP/1.1, as curl does.
+        guard !key.isForwardedByProxy, self.configuration.httpVersion.speaksHTTP2(scheme: key.scheme, negotiated: negotiated) else {
             try sync.addHTTPClientHandlers()
             if let decompressionLimit {
                 try sync.addHandler(ResponseDecoder(limit: decompressionLimit))
@@ -276,6 +310,19 @@ struct ConnectionFactory: Sendable {
         switch error {
         case let error as TransportError:
             return error
+        case _ where key.proxy != nil:
+            let proxy = key.proxy?.endpoint ?? ""
+            switch error {
+            case ChannelError.connectTimeout:
+                return .proxyFailed(proxy: proxy, reason: "connecting to it timed out after \(timeout.lupineSeconds) s")
+            case let error as NIOConnectionError:
+                guard let first = error.connectionErrors.first else {
+                    return .proxyFailed(proxy: proxy, reason: "its name could not be resolved")
+                }
+                return .proxyFailed(proxy: proxy, reason: TransportErrorWords.connectFailure(first.error, host: key.proxy?.host ?? "", port: key.proxy?.port ?? 0))
+            default:
+                return .proxyFailed(proxy: proxy, reason: TransportErrorWords.connectFailure(error, host: key.proxy?.host ?? "", port: key.proxy?.port ?? 0))
+            }
         case _ where key.socketPath != nil:
             return .unixSocketUnusable(path: key.socketPath ?? "", reason: TransportErrorWords.describe(error))
         case ChannelError.connectTimeout:

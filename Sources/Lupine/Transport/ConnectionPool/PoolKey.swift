@@ -16,6 +16,8 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let port: Int
     /// The Unix domain socket connections go to instead of `host` and `port`.
     let socketPath: String?
+    /// The proxy connections go through.
+    let proxy: Proxy?
     /// The trust hook, for `https`; `nil` for `http`. Compared by identity.
     let trustEvaluator: ServerTrustEvaluator?
 
@@ -23,7 +25,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// transport cannot serve. An `http+unix` or `https+unix` URL names its socket's path,
     /// percent-encoded, as its host (`http+unix://%2Fvar%2Frun%2Fdocker.sock/info`); otherwise
     /// `socketPath`, when given, is where the URL's server is reached.
-    init(url: URL, trustEvaluator: ServerTrustEvaluator, socketPath: String? = nil) throws {
+    init(url: URL, trustEvaluator: ServerTrustEvaluator, socketPath: String? = nil, proxies: ProxySettings? = nil) throws {
         guard let schemeName = url.scheme?.lowercased() else {
             throw TransportError.invalidURL(url.absoluteString)
         }
@@ -48,6 +50,14 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
             self.socketPath = socketPath
         }
         self.trustEvaluator = scheme == .https ? trustEvaluator : nil
+        self.proxy = self.socketPath == nil ? proxies?.proxy(for: scheme, host: self.host, port: port) : nil
+    }
+
+    /// Whether requests go to an HTTP proxy that forwards them (a plain `http` request), rather
+    /// than straight, or through a tunnel, to the origin: they then carry the absolute URL and
+    /// the proxy's credentials.
+    var isForwardedByProxy: Bool {
+        self.proxy?.kind == .http && self.scheme == .http
     }
 
     /// The `Host` header value: the host, bracketed when it is an IPv6 address, and a port unless it is the default.
@@ -60,6 +70,9 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 
     var description: String {
         let origin = "\(self.scheme.rawValue)://\(self.hostHeader)"
+        if let proxy {
+            return "\(origin) through \(proxy)"
+        }
         return self.socketPath.map { "\(origin) over \($0)" } ?? origin
     }
 }

@@ -1,0 +1,164 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Which proxy, if any, each request goes through: one for `http` URLs, one for `https` URLs, and
+/// the hosts that are reached directly, as curl reads them from its environment.
+///
+/// The library uses none unless told: set ``TransportConfiguration/proxy`` (to
+/// ``environment(_:)`` to follow the environment as curl, Go and reqwest do). `lupine` always
+/// follows the environment, and `--proxy` and `--noproxy` override it.
+public struct ProxySettings: Sendable, Hashable {
+    /// The proxy of `http` requests.
+    public var httpProxy: Proxy?
+    /// The proxy of `https` requests.
+    public var httpsProxy: Proxy?
+    private var exceptions: [Exception]
+
+    /// Proxies per scheme, and `noProxy`: a comma-separated list of hosts reached directly, as
+    /// curl's `no_proxy` is (`*` for every host; a name, which also covers its subdomains, with
+    /// or without a leading dot; an IPv4 or IPv6 address; a CIDR range such as `10.0.0.0/8`;
+    /// any of them with `:port` for that port alone).
+    public init(httpProxy: Proxy? = nil, httpsProxy: Proxy? = nil, noProxy: String = "") throws(ProxyError) {
+        self.httpProxy = httpProxy
+        self.httpsProxy = httpsProxy
+        self.exceptions = try Self.exceptions(noProxy)
+    }
+
+    /// The settings curl reads from `environment`: `http_proxy` for `http` (in lower case only:
+    /// the upper-case form can be set by a CGI request's `Proxy` header, the "httpoxy" hole),
+    /// `https_proxy` or `HTTPS_PROXY` for `https`, `all_proxy` or `ALL_PROXY` for either when
+    /// its own is unset, and `no_proxy` or `NO_PROXY`; the lower-case form wins over the
+    /// upper-case one. Empty values count as unset.
+    public static func environment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(ProxyError) -> ProxySettings {
+        func value(_ names: String...) -> String? {
+            names.lazy.compactMap { environment[$0] }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        }
+        func proxy(_ text: String?, _ name: String) throws(ProxyError) -> Proxy? {
+            guard let text else { return nil }
+            do {
+                return try Proxy(url: text)
+            } catch {
+                throw ProxyError(reason: "\(name): \(error.reason)")
+            }
+        }
+        let all = try proxy(value("all_proxy", "ALL_PROXY"), "all_proxy")
+        do {
+            return try ProxySettings(
+                httpProxy: try proxy(value("http_proxy"), "http_proxy") ?? all,
+                httpsProxy: try proxy(value("https_proxy", "HTTPS_PROXY"), "https_proxy") ?? all,
+                noProxy: value("no_proxy", "NO_PROXY") ?? ""
+            )
+        } catch {
+            throw ProxyError(reason: "no_proxy: \(error.reason)")
+        }
+    }
+
+    /// The proxy a request to `host` and `port` over `scheme` goes through, if any.
+    func proxy(for scheme: PoolKey.Scheme, host: String, port: Int) -> Proxy? {
+        guard let proxy = scheme == .https ? self.httpsProxy : self.httpProxy else { return nil }
+        let name = host.lowercased()
+        let address = Self.addressBytes(name)
+        return self.exceptions.contains { $0.covers(name: name, address: address, port: port) } ? nil : proxy
+    }
+
+    /// One entry of `no_proxy`.
+    private struct Exception: Sendable, Hashable {
+        enum Match: Sendable, Hashable {
+            case everyHost
+            case name(String)
+            case range([UInt8], prefixLength: Int)
+        }
+
+        let match: Match
+        let port: Int?
+
+        func covers(name: String, address: [UInt8]?, port: Int) -> Bool {
+            if let only = self.port, only != port { return false }
+            switch self.match {
+            case .everyHost:
+                return true
+            case .name(let suffix):
+                return name == suffix || name.hasSuffix("." + suffix)
+            case .range(let network, let prefixLength):
+                guard let address, address.count == network.count else { return false }
+                return ProxySettings.prefix(of: address, prefixLength) == ProxySettings.prefix(of: network, prefixLength)
+            }
+        }
+    }
+
+    private static func exceptions(_ list: String) throws(ProxyError) -> [Exception] {
+        var exceptions: [Exception] = []
+        for raw in list.split(separator: ",") {
+            var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            guard !entry.isEmpty else { continue }
+            if entry == "*" {
+                exceptions.append(Exception(match: .everyHost, port: nil))
+                continue
+            }
+            var port: Int?
+            // `host:port`, `[v6]:port` or `v4:port`; a bare IPv6 address has several colons.
+            if entry.hasPrefix("["), let close = entry.firstIndex(of: "]") {
+                let rest = entry[entry.index(after: close)...]
+                if rest.hasPrefix(":") {
+                    guard let number = Int(rest.dropFirst()), (1...65535).contains(number) else {
+                        throw ProxyError(reason: "\(MessageText.oneLine(String(raw))) has no valid port")
+                    }
+                    port = number
+                } else if !rest.isEmpty {
+                    throw ProxyError(reason: "\(MessageText.oneLine(String(raw))) is not a host, address or range")
+                }
+                entry = String(entry[entry.index(after: entry.startIndex)..<close])
+            } else if entry.filter({ $0 == ":" }).count == 1, let colon = entry.firstIndex(of: ":") {
+                guard let number = Int(entry[entry.index(after: colon)...]), (1...65535).contains(number) else {
+                    throw ProxyError(reason: "\(MessageText.oneLine(String(raw))) has no valid port")
+                }
+                port = number
+                entry = String(entry[..<colon])
+            }
+            if let slash = entry.firstIndex(of: "/") {
+                let bits = entry[entry.index(after: slash)...]
+                guard let network = Self.addressBytes(String(entry[..<slash])), let length = Int(bits),
+                    (0...(network.count * 8)).contains(length)
+                else {
+                    throw ProxyError(reason: "\(MessageText.oneLine(String(raw))) is not a valid CIDR range")
+                }
+                exceptions.append(Exception(match: .range(network, prefixLength: length), port: port))
+            } else if let address = Self.addressBytes(entry) {
+                exceptions.append(Exception(match: .range(address, prefixLength: address.count * 8), port: port))
+            } else {
+                let name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
+                guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) else {
+                    throw ProxyError(reason: "\(MessageText.oneLine(String(raw))) is not a host, address or range")
+                }
+                exceptions.append(Exception(match: .name(name), port: port))
+            }
+        }
+        return exceptions
+    }
+
+    /// The bytes of an IPv4 or IPv6 address, or `nil` for a name.
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            return withUnsafeBytes(of: &v4) { Array($0) }
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { Array($0) }
+        }
+        return nil
+    }
+
+    /// The first `length` bits of `bytes`, the rest zero.
+    static func prefix(of bytes: [UInt8], _ length: Int) -> [UInt8] {
+        bytes.enumerated().map { index, byte in
+            let kept = max(0, min(8, length - index * 8))
+            return kept == 8 ? byte : byte & ~(0xFF >> kept)
+        }
+    }
+}
