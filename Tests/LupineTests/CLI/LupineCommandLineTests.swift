@@ -26,8 +26,8 @@ import Darwin
 
     /// Runs the `lupine` binary built next to this test bundle to its end, in `directory` (a new
     /// temporary folder when `nil`).
-    static func lupine(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
-        let running = try Self.start(arguments, in: directory)
+    static func lupine(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> Outcome {
+        let running = try Self.start(arguments, in: directory, environment: environment)
         return try await running.finish()
     }
 
@@ -63,13 +63,24 @@ import Darwin
         }
     }
 
-    /// Starts `lupine` in `directory` (a new temporary folder when `nil`); its output goes to
-    /// files in a folder of its own.
-    static func start(_ arguments: [String], in directory: URL? = nil) throws -> Running {
+    /// Starts `lupine` in `directory` (a new temporary folder when `nil`), with this process's
+    /// environment less any proxy setting (the machine's would take loopback requests elsewhere),
+    /// plus `environment`; its output goes to files in a folder of its own.
+    static func start(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Running {
         let outputs = try temporaryFolder()
         let stdout = outputs.appending(path: "stdout")
         let stderr = outputs.appending(path: "stderr")
-        let process = try ChildProcess.start(Self.executable, arguments, in: directory ?? outputs, stdout: stdout, stderr: stderr)
+        let proxyVariables: Set = ["http_proxy", "https_proxy", "all_proxy", "no_proxy"]
+        var variables = ProcessInfo.processInfo.environment.filter { !proxyVariables.contains($0.key.lowercased()) }
+        variables.merge(environment) { $1 }
+        let process = try ChildProcess.start(
+            Self.executable,
+            arguments,
+            in: directory ?? outputs,
+            stdout: stdout,
+            stderr: stderr,
+            environment: variables
+        )
         return Running(process: process, stdout: stdout, stderr: stderr)
     }
 

@@ -99,7 +99,9 @@ struct ConnectionFactory: Sendable {
                         proxy.kind == .http
                         ? HTTPConnectTunnel(proxy: proxy, host: key.host, port: key.port, established: established)
                         : SOCKS5Tunnel(proxy: proxy, host: key.host, port: key.port, eventLoop: channel.eventLoop, established: established)
-                    try channel.pipeline.syncOperations.addHandler(tunnel)
+                    // Ahead of the readiness handler, so that a proxy closing mid-handshake is
+                    // reported as the proxy's failure, not as a connection closed.
+                    try channel.pipeline.syncOperations.addHandler(tunnel, position: .first)
                 }
             }
 

@@ -58,6 +58,17 @@ public struct ProxySettings: Sendable, Hashable {
         }
     }
 
+    /// The proxy a request to `url` goes through, or `nil` when it goes directly.
+    public func proxy(for url: URL) -> Proxy? {
+        guard let scheme = url.scheme.flatMap({ PoolKey.Scheme(rawValue: $0.lowercased()) }),
+            var host = url.host(percentEncoded: false)
+        else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        return self.proxy(for: scheme, host: host, port: url.port ?? (scheme == .https ? 443 : 80))
+    }
+
     /// The proxy a request to `host` and `port` over `scheme` goes through, if any.
     func proxy(for scheme: PoolKey.Scheme, host: String, port: Int) -> Proxy? {
         guard let proxy = scheme == .https ? self.httpsProxy : self.httpProxy else { return nil }

@@ -1,0 +1,339 @@
+import Foundation
+import Lupine
+import LupineTestServer
+import LupineTestSupport
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Proxies: settings read as curl reads them (by value), then requests through real squid
+/// (forwarding and CONNECT, with and without Basic credentials) and microsocks (SOCKS5, with
+/// and without credentials, names resolved here or by the proxy) to the test server, over
+/// HTTP/1.1 and HTTP/2; and proxies that refuse, close, or answer nonsense (scripted).
+@Suite(.timeLimit(.minutes(5))) struct ProxyTests {
+    // MARK: Settings, by value
+
+    @Test func proxyURLsParseAsCurlReadsThem() throws {
+        let plain = try Proxy(url: "127.0.0.1:3128")
+        #expect(plain.kind == .http && plain.host == "127.0.0.1" && plain.port == 3128 && plain.credentials == nil)
+        #expect(try Proxy(url: "http://proxy.example").port == 1080)
+        let socks = try Proxy(url: "socks5h://al%40ice:p%3Ass@[::1]:1081")
+        #expect(socks.kind == .socks5h && socks.host == "::1" && socks.port == 1081)
+        #expect(socks.credentials == Proxy.Credentials(user: "al@ice", password: "p:ss"))
+        #expect(socks.description == "socks5h://al@ice@[::1]:1081")
+        #expect(!socks.description.contains("p:ss"))
+        for bad in ["ftp://proxy:21", "https://proxy:443", "http://", "http://proxy:99999"] {
+            #expect(throws: ProxyError.self) { try Proxy(url: bad) }
+        }
+        #expect {
+            try Proxy(url: "gopher://user:secret@proxy:70")
+        } throws: { error in
+            !"\(error)".contains("secret")
+        }
+    }
+
+    @Test func theEnvironmentIsReadAsCurlReadsIt() throws {
+        let settings = try ProxySettings.environment([
+            "HTTP_PROXY": "http://ignored:1",
+            "https_proxy": "http://secure:2",
+            "HTTPS_PROXY": "http://shadowed:3",
+            "ALL_PROXY": "socks5://all:4",
+            "NO_PROXY": "internal.example",
+        ])
+        // httpoxy: the upper-case HTTP_PROXY is never read; http falls back to ALL_PROXY.
+        #expect(settings.httpProxy?.host == "all")
+        #expect(settings.httpsProxy?.host == "secure")
+        #expect(settings.httpsProxy.map { _ in true } == true)
+        #expect(try ProxySettings.environment([:]) == ProxySettings())
+        #expect(throws: ProxyError.self) { try ProxySettings.environment(["no_proxy": "10.0.0.0/40"]) }
+        #expect(throws: ProxyError.self) { try ProxySettings.environment(["https_proxy": "ftp://x:1"]) }
+    }
+
+    @Test(arguments: [
+        ("example.com", "example.com", 443, true),
+        ("example.com", "www.example.com", 443, true),
+        ("example.com", "notexample.com", 443, false),
+        (".example.com", "example.com", 443, true),
+        (".example.com", "a.b.example.com", 443, true),
+        ("*", "anything.test", 443, true),
+        ("10.0.0.0/8", "10.20.30.40", 443, true),
+        ("10.0.0.0/8", "11.0.0.1", 443, false),
+        ("192.168.1.7", "192.168.1.7", 443, true),
+        ("fd00::/8", "fd12::1", 443, true),
+        ("[::1]", "::1", 443, true),
+        ("example.com:8443", "example.com", 8443, true),
+        ("example.com:8443", "example.com", 443, false),
+        (" Example.COM , other", "EXAMPLE.com", 443, true),
+    ])
+    func noProxyEntriesMatchAsCurlsDo(entry: String, host: String, port: Int, direct: Bool) throws {
+        let proxy = Proxy(kind: .http, host: "proxy", port: 3128)
+        let settings = try ProxySettings(httpProxy: proxy, httpsProxy: proxy, noProxy: entry)
+        let url = try #require(URL(string: "https://\(host.contains(":") ? "[\(host)]" : host):\(port)/"))
+        #expect((settings.proxy(for: url) == nil) == direct)
+    }
+
+    // MARK: Through squid
+
+    static let trusting = ServerTrustEvaluator { _ in .trusted }
+
+    static func withSquid<Result>(
+        user: String? = nil,
+        password: String? = nil,
+        _ body: (ProxyServer) async throws -> Result
+    ) async throws -> Result {
+        let squid = try await ProxyServer.startSquid(in: try temporaryFolder(), user: user, password: password)
+        return try await running {
+            try await body(squid)
+        } thenAlways: {
+            await squid.stop()
+        }
+    }
+
+    static func transport(through proxy: Proxy, trust: ServerTrustEvaluator = Self.trusting, version: HTTPVersionSelection = .automatic) throws -> NIOTransport {
+        NIOTransport(
+            configuration: TransportConfiguration(
+                connectTimeout: .seconds(60),
+                serverTrustEvaluator: trust,
+                httpVersion: version,
+                proxy: try ProxySettings(httpProxy: proxy, httpsProxy: proxy)
+            )
+        )
+    }
+
+    static func echoedHeaders(_ body: ByteBuffer) throws -> [String: String] {
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return try #require(object?["headers"] as? [String: String])
+    }
+
+    @Test(.enabled(if: ProxyServer.hasSquid)) func plainRequestsAreForwardedBySquid() async throws {
+        try await Self.withSquid { squid in
+            try await withServerAndTransport { server, _ in
+                let transport = try Self.transport(through: Proxy(kind: .http, host: "127.0.0.1", port: squid.port))
+                defer { Task { await transport.shutdown() } }
+                let url = server.baseURL.appending("/get").appending(queryItems: [URLQueryItem(name: "a", value: "1")])
+                let (response, body) = try await transport.get(url)
+                #expect(response.status == .ok)
+                #expect(try Self.echoedHeaders(body)["Via"]?.contains("squid") == true)
+                await transport.shutdown()
+                // squid logs the query as a bare `?`.
+                try await squid.waitForLogLine(containing: "GET \(server.baseURL.appending("/get").absoluteString)? ")
+            }
+        }
+    }
+
+    /// Through a CONNECT tunnel the origin's certificate is what the trust hook judges, and ALPN
+    /// picks HTTP/2 inside it.
+    @Test(.enabled(if: ProxyServer.hasSquid), arguments: [false, true]) func httpsGoesThroughACONNECTTunnel(http2: Bool) async throws {
+        try await Self.withSquid { squid in
+            let server = try await LupineTestServer.start(.init(tls: true, http2: http2))
+            defer { Task { await server.stop() } }
+            let judged = NIOLockedValueBox<[ServerTrustChallenge]>([])
+            let trust = ServerTrustEvaluator { challenge in
+                judged.withLockedValue { $0.append(challenge) }
+                return .trusted
+            }
+            let transport = try Self.transport(through: Proxy(kind: .http, host: "127.0.0.1", port: squid.port), trust: trust)
+            defer { Task { await transport.shutdown() } }
+            let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(response.status == .ok)
+            #expect(response.version == (http2 ? HTTPVersion(major: 2, minor: 0) : .http1_1))
+            let challenges = judged.withLockedValue { $0 }
+            #expect(challenges.count == 1)
+            #expect(challenges.first?.certificateChain.first == server.leafCertificateDER)
+            #expect(challenges.first?.host == "127.0.0.1")
+            await transport.shutdown()
+            try await squid.waitForLogLine(containing: "CONNECT 127.0.0.1:\(server.port)")
+        }
+    }
+
+    @Test(.enabled(if: ProxyServer.hasSquid)) func squidsCredentialsGoToSquidAlone() async throws {
+        try await Self.withSquid(user: "alice", password: "s3cret") { squid in
+            let server = try await LupineTestServer.start(.init(tls: true))
+            defer { Task { await server.stop() } }
+            // Without credentials the tunnel is refused, typed, naming the proxy.
+            let anonymous = try Self.transport(through: Proxy(kind: .http, host: "127.0.0.1", port: squid.port))
+            defer { Task { await anonymous.shutdown() } }
+            await #expect {
+                _ = try await anonymous.get(server.baseURL.appending("/get"))
+            } throws: { error in
+                guard case TransportError.proxyFailed(let proxy, let reason) = error else { return false }
+                return proxy == "127.0.0.1:\(squid.port)" && reason.contains("asks for credentials (407")
+            }
+            let wrong = try Self.transport(through: Proxy(url: "http://alice:nope@127.0.0.1:\(squid.port)"))
+            defer { Task { await wrong.shutdown() } }
+            await #expect {
+                _ = try await wrong.get(server.baseURL.appending("/get"))
+            } throws: { error in
+                guard case TransportError.proxyFailed(_, let reason) = error else { return false }
+                return reason.contains("refused the credentials")
+            }
+            let alice = try Self.transport(through: Proxy(url: "http://alice:s3cret@127.0.0.1:\(squid.port)"))
+            defer { Task { await alice.shutdown() } }
+            let (response, body) = try await alice.get(server.baseURL.appending("/get"))
+            #expect(response.status == .ok)
+            #expect(try Self.echoedHeaders(body)["Proxy-Authorization"] == nil)
+            // Forwarded in the clear, the credentials are squid's too, and it does not pass them on.
+            let plain = try await LupineTestServer.start()
+            defer { Task { await plain.stop() } }
+            let (forwarded, forwardedBody) = try await alice.get(plain.baseURL.appending("/get"))
+            #expect(forwarded.status == .ok)
+            #expect(try Self.echoedHeaders(forwardedBody)["Proxy-Authorization"] == nil)
+            // Forwarded without credentials, squid's 407 is the answer, as curl shows it.
+            let (refused, _) = try await anonymous.get(plain.baseURL.appending("/get"))
+            #expect(refused.status.code == 407)
+        }
+    }
+
+    // MARK: Through microsocks
+
+    @Test(.enabled(if: ProxyServer.hasMicrosocks), arguments: [Proxy.Kind.socks5, .socks5h])
+    func socks5CarriesBothSchemesWithAndWithoutCredentials(kind: Proxy.Kind) async throws {
+        let open = try await ProxyServer.startMicrosocks(in: try temporaryFolder())
+        let locked = try await ProxyServer.startMicrosocks(in: try temporaryFolder(), user: "alice", password: "s3cret")
+        let server = try await LupineTestServer.start(.init(tls: true, http2: true))
+        let plain = try await LupineTestServer.start()
+        try await running {
+            for (proxy, expected) in [
+                (Proxy(kind: kind, host: "127.0.0.1", port: open.port), nil),
+                (Proxy(kind: kind, host: "127.0.0.1", port: locked.port, credentials: .init(user: "alice", password: "s3cret")), nil),
+                (Proxy(kind: kind, host: "127.0.0.1", port: locked.port), "asks for credentials"),
+                (Proxy(kind: kind, host: "127.0.0.1", port: locked.port, credentials: .init(user: "alice", password: "no")), "refused the credentials"),
+            ] as [(Proxy, String?)] {
+                let transport = try Self.transport(through: proxy)
+                defer { Task { await transport.shutdown() } }
+                // By name: localhost, which socks5 resolves here and socks5h leaves to the proxy.
+                let urls = [
+                    try #require(URL(string: "https://localhost:\(server.port)/get")),
+                    try #require(URL(string: "http://localhost:\(plain.port)/get")),
+                ]
+                for url in urls {
+                    if let expected {
+                        await #expect {
+                            _ = try await transport.get(url)
+                        } throws: { error in
+                            guard case TransportError.proxyFailed(_, let reason) = error else { return false }
+                            return reason.contains(expected)
+                        }
+                    } else {
+                        let (response, _) = try await transport.get(url)
+                        #expect(response.status == .ok)
+                        #expect(response.version == (url.scheme == "https" ? HTTPVersion(major: 2, minor: 0) : .http1_1))
+                    }
+                }
+            }
+        } thenAlways: {
+            await server.stop()
+            await plain.stop()
+            await open.stop()
+            await locked.stop()
+        }
+    }
+
+    // MARK: Proxies that fail
+
+    @Test func anUnreachableProxyIsNamedNotTheOrigin() async throws {
+        let transport = try Self.transport(through: Proxy(kind: .http, host: "127.0.0.1", port: 1))
+        defer { Task { await transport.shutdown() } }
+        await #expect {
+            _ = try await transport.get(URL(string: "https://origin.example/get")!)
+        } throws: { error in
+            guard case TransportError.proxyFailed(let proxy, let reason) = error else { return false }
+            return proxy == "127.0.0.1:1" && reason.contains("connection refused")
+        }
+    }
+
+    @Test(arguments: [
+        ("HTTP/1.1 403 Forbidden\r\n\r\n", "refused the tunnel to origin.example:443 (403 Forbidden)"),
+        ("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n", "refused the tunnel to origin.example:443 (502"),
+        ("SSH-2.0-OpenSSH\r\n\r\n", "not HTTP"),
+        ("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000), "longer than 16 KiB"),
+        ("HTTP/1.1 200 Conn", "closed the connection during CONNECT"),
+    ])
+    func aProxyThatWillNotTunnelFailsTyped(answer: String, words: String) async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let proxy = Proxy(kind: .http, host: "127.0.0.1", port: proxyServer.url.port ?? 0, credentials: .init(user: "u", password: "secret"))
+            let transport = try Self.transport(through: proxy)
+            defer { Task { await transport.shutdown() } }
+            async let outcome: (any Error)? = {
+                do {
+                    _ = try await transport.get(URL(string: "https://origin.example/get")!)
+                    return nil
+                } catch {
+                    return error
+                }
+            }()
+            let connection = try await proxyServer.nextConnection()
+            let head = await connection.readRequestHead() ?? ""
+            #expect(head.hasPrefix("CONNECT origin.example:443 HTTP/1.1\r\n"))
+            #expect(head.contains("Proxy-Authorization: Basic dTpzZWNyZXQ="))
+            try await connection.write(answer)
+            try await connection.close()
+            let error = await outcome
+            guard case TransportError.proxyFailed(_, let reason)? = error else {
+                Issue.record("expected proxyFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(reason.contains(words), "\(reason)")
+            #expect(!"\(String(describing: error))".contains("secret"))
+        }
+    }
+
+    @Test(arguments: [
+        ([0x04, 0x5A] as [UInt8], "does not speak SOCKS5"),
+        ([0x05, 0xFF], "asks for credentials"),
+        ([0x05, 0x00, 0x05, 0x05, 0x00, 0x01, 0, 0, 0, 0, 0, 0], "connection refused"),
+        ([0x05, 0x00, 0x05, 0x00, 0x00, 0x09, 0, 0, 0, 0, 0, 0], "unknown address type"),
+        ([0x05, 0x07], "not offered"),
+    ])
+    func aSOCKSServerThatRefusesOrBabblesFailsTyped(answer: [UInt8], words: String) async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let proxy = Proxy(kind: .socks5h, host: "127.0.0.1", port: proxyServer.url.port ?? 0)
+            let transport = try Self.transport(through: proxy)
+            defer { Task { await transport.shutdown() } }
+            async let outcome: (any Error)? = {
+                do {
+                    _ = try await transport.get(URL(string: "http://origin.example/get")!)
+                    return nil
+                } catch {
+                    return error
+                }
+            }()
+            let connection = try await proxyServer.nextConnection()
+            #expect(await connection.readBytes(3) == [0x05, 0x01, 0x00])
+            try await connection.write(ByteBuffer(bytes: answer))
+            try await connection.close()
+            let error = await outcome
+            guard case TransportError.proxyFailed(_, let reason)? = error else {
+                Issue.record("expected proxyFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(reason.contains(words), "\(reason)")
+        }
+    }
+
+    // MARK: The command line
+
+    /// `lupine get` through squid, by `--proxy` and by the environment, gets what curl gets.
+    @Test(.enabled(if: ProxyServer.hasSquid && Curl.isInstalled)) func theCommandLineGoesThroughSquidAsCurlDoes() async throws {
+        try await Self.withSquid { squid in
+            let server = try await LupineTestServer.start()
+            defer { Task { await server.stop() } }
+            let url = server.baseURL.appending("/bytes/2048").appending(queryItems: [URLQueryItem(name: "seed", value: "7")]).absoluteString
+            let proxy = "http://127.0.0.1:\(squid.port)"
+            let curl = try await Curl.run(["-s", "-x", proxy, url])
+            let byOption = try await LupineCommandLineTests.lupine(["get", url, "--proxy", proxy, "--print", "b"])
+            #expect(byOption.status == 0, "\(byOption.stderr)")
+            #expect(Data(byOption.output) == curl.stdout)
+            let byEnvironment = try await LupineCommandLineTests.lupine(["get", url, "--print", "b"], environment: ["http_proxy": proxy])
+            #expect(Data(byEnvironment.output) == curl.stdout)
+            let bypassed = try await LupineCommandLineTests.lupine(["get", url, "--print", "b"], environment: ["http_proxy": proxy, "no_proxy": "127.0.0.1"])
+            #expect(Data(bypassed.output) == curl.stdout)
+            // The readiness check's connection is logged too, as an error without a request.
+            let lines = squid.accessLog.filter { $0.contains(" GET ") }
+            #expect(lines.count == 3, "\(lines.joined(separator: " | "))")  // curl's, --proxy's, the environment's
+            let badSetting = try await LupineCommandLineTests.lupine(["get", url], environment: ["http_proxy": "ftp://user:secret@x:1"])
+            #expect(badSetting.status == 1 && badSetting.stderr.contains("http_proxy") && !badSetting.stderr.contains("secret"), "\(badSetting.stderr)")
+        }
+    }
+}
