@@ -125,6 +125,8 @@ struct lupine_decoder {
     // deflate: whether the stream may still turn out to be raw (no zlib wrapper), as some servers send it.
     int may_be_raw;
     void *state;
+    // gzip: whether the input so far ends exactly after a member.
+    int between_members;
     // Whether any input was taken, and whether the stream (zstd: its last frame) is complete.
     int started;
     int complete;
@@ -182,6 +184,9 @@ static lupine_decode_status run_zlib(
         int result = inflate(stream, Z_NO_FLUSH);
         *consumed += input_step - stream->avail_in;
         *produced += output_step - stream->avail_out;
+        if (result == Z_DATA_ERROR && decoder->between_members) {
+            return LUPINE_DECODE_TRAILING;
+        }
         if (result == Z_DATA_ERROR && decoder->may_be_raw) {
             decoder->may_be_raw = 0;
             if (inflateReset2(stream, -MAX_WBITS) != Z_OK) return LUPINE_DECODE_CORRUPT;
@@ -190,15 +195,16 @@ static lupine_decode_status run_zlib(
             continue;
         }
         if (result == Z_STREAM_END) {
-            // Another gzip member may follow (RFC 1952 §2.2); anything else is after the end.
-            size_t left = input_length - *consumed;
-            if (decoder->coding == LUPINE_CODING_GZIP && left >= 2 && input[*consumed] == 0x1f
-                && input[*consumed + 1] == 0x8b) {
-                if (inflateReset(stream) != Z_OK) return LUPINE_DECODE_CORRUPT;
-                continue;
-            }
-            return LUPINE_DECODE_END;
+            if (decoder->coding != LUPINE_CODING_GZIP) return LUPINE_DECODE_END;
+            // Another member may follow (RFC 1952 §2.2), in this input or a later one; bytes
+            // that do not start one are after the end.
+            if (inflateReset(stream) != Z_OK) return LUPINE_DECODE_CORRUPT;
+            decoder->between_members = 1;
+            if (*consumed == input_length) return LUPINE_DECODE_NEEDS_INPUT;
+            if (*produced == output_capacity) return LUPINE_DECODE_OUTPUT_FULL;
+            continue;
         }
+        if (input_step - stream->avail_in > 0) decoder->between_members = 0;
         if (result == Z_MEM_ERROR) return LUPINE_DECODE_TOO_LARGE;
         if (result != Z_OK && result != Z_BUF_ERROR) return LUPINE_DECODE_CORRUPT;
         if (*produced > 0 || *consumed > 0) decoder->may_be_raw = 0;
@@ -261,6 +267,7 @@ lupine_decode_status lupine_decoder_run(
     lupine_decode_status status = run(decoder, input, input_length, consumed, output, output_capacity, produced);
     decoder->started = decoder->started || *consumed > 0;
     if (status == LUPINE_DECODE_END) decoder->complete = 1;
+    if (decoder->coding == LUPINE_CODING_GZIP) decoder->complete = decoder->between_members;
     return status;
 }
 

@@ -26,6 +26,8 @@ typedef enum {
     LUPINE_DECODE_CORRUPT = -1,
     /// The stream asks for more memory than a decoder may take (a zstd window over 8 MiB).
     LUPINE_DECODE_TOO_LARGE = -2,
+    /// Bytes follow the end of the stream that do not start another (gzip) member.
+    LUPINE_DECODE_TRAILING = -3,
 } lupine_decode_status;
 
 typedef struct lupine_decoder lupine_decoder;

@@ -103,6 +103,50 @@ import Testing
         }
     }
 
+    /// A malformed response on one stream (an upper-case field name) resets that stream alone:
+    /// the other stream on the connection completes (the hostile pass found the whole
+    /// connection closed, failing every stream on it).
+    @Test func aMalformedStreamLeavesItsConnectionsOtherStreamsAlone() async throws {
+        try await ScriptedServer.with { server in
+            let configuration = TransportConfiguration(
+                maximumConnectionsPerHost: 1,
+                connectTimeout: .seconds(60),
+                readTimeout: .seconds(3600),
+                httpVersion: .http2PriorKnowledge
+            )
+            let transport = NIOTransport(configuration: configuration)
+            let first = Task { try await transport.get(server.url.appending(path: "a")) }
+            let connection = try await server.nextConnection()
+            _ = await connection.readBytes(24)
+            _ = await Frame.read(from: connection)
+            var settings = Frame(type: 4, flags: 0, stream: 0, payload: []).bytes
+            var ack = Frame(type: 4, flags: 1, stream: 0, payload: []).bytes
+            settings.writeBuffer(&ack)
+            try await connection.write(settings)
+            var streams: [UInt32] = []
+            var second: Task<(TransportResponse, ByteBuffer), any Error>?
+            while streams.count < 2, let frame = await Frame.read(from: connection) {
+                guard frame.type == 1 else { continue }
+                streams.append(frame.stream)
+                if second == nil {
+                    second = Task { try await transport.get(server.url.appending(path: "b")) }
+                }
+            }
+            try #require(streams.count == 2)
+            // Stream one: `:status 200` and `X-Upper: a`, a name HTTP/2 forbids; stream two: `:status 200`.
+            let malformed = Frame(type: 1, flags: 0x5, stream: streams[0], payload: [0x88, 0x00, 0x07] + Array("X-Upper".utf8) + [0x01, 0x61])
+            let fine = Frame(type: 1, flags: 0x5, stream: streams[1], payload: [0x88])
+            var frames = malformed.bytes
+            var rest = fine.bytes
+            frames.writeBuffer(&rest)
+            try await connection.write(frames)
+            await #expect(throws: TransportError.self) { _ = try await first.value }
+            let (response, _) = try #require(try await second?.value)
+            #expect(response.status == .ok)
+            await transport.shutdown()
+        }
+    }
+
     @Test(arguments: [1, 11])
     func informationalHeadsThatEndTheStreamOrNeverEndAreTypedErrors(_ count: Int) async throws {
         try await ScriptedServer.with { server in

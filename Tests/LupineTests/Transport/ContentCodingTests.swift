@@ -149,6 +149,49 @@ import Testing
         #expect(try await Self.outcome(coding: "gzip", body: first + second).get() == Array("one two".utf8))
     }
 
+    /// Each member in a chunk of its own, so that a member ends exactly where a body part does
+    /// (the hostile pass found the second one then refused as bytes after the end).
+    @Test func gzipMembersInChunksOfTheirOwnDecodeToAll() async throws {
+        let members = [
+            try await Self.encoded(Array("one ".utf8), in: "gzip"),
+            try await Self.encoded(Array("two ".utf8), in: "gzip"),
+            [0x1f],
+        ]
+        let whole = members[0] + members[1]
+        for chunks in [[members[0], members[1]], [whole.dropLast(1).map { $0 }, [whole.last ?? 0]], [members[0], members[1], members[2]]] {
+            let received = try await withScriptedServerAndTransport { server, transport in
+                async let result: Result<[UInt8], any Error> = {
+                    do {
+                        return .success(Array(try await transport.fetch(TransportRequest(url: server.url.appending("/x"), cancellation: TransportCancellation())).1.readableBytesView))
+                    } catch {
+                        return .failure(error)
+                    }
+                }()
+                let connection = try await server.nextConnection()
+                _ = await connection.readRequestHead()
+                try await connection.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n")
+                for chunk in chunks {
+                    var buffer = ByteBuffer(string: String(chunk.count, radix: 16) + "\r\n")
+                    buffer.writeBytes(chunk)
+                    buffer.writeString("\r\n")
+                    try await connection.write(buffer)
+                }
+                try await connection.write("0\r\n\r\n")
+                return await result
+            }
+            if chunks.count == 3 {
+                // A member cut after its first byte: the body ends too early.
+                guard case .failure(TransportError.decompressionFailed(let reason)) = received else {
+                    Issue.record("expected decompressionFailed, got \(received)")
+                    continue
+                }
+                #expect(reason.contains("ends too early"))
+            } else {
+                #expect(try received.get() == Array("one two ".utf8))
+            }
+        }
+    }
+
     @Test func rawDeflateWithoutItsZlibWrapperDecodes() async throws {
         let wrapped = try await Self.encoded(Array("raw deflate, as some servers send it".utf8), in: "deflate")
         // The zlib wrapper is a 2-byte header and a 4-byte checksum around the raw stream.

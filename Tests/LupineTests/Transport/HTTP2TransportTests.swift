@@ -86,7 +86,7 @@ import Testing
             #expect(names.isDisjoint(with: ["connection", "x-named", "keep-alive", "proxy-connection", "upgrade", "te", "transfer-encoding"]))
             #expect((echoed.first { $0.key.lowercased() == "host" }?.value as? String) == "example.test")
             let trailers = try await transport.fetch(
-                TransportRequest(url: server.baseURL.appending("/headers"), headers: ["TE": "trailers"], cancellation: TransportCancellation())
+                TransportRequest(url: server.baseURL.appending("/headers"), headers: ["TE": " Trailers "], cancellation: TransportCancellation())
             )
             let kept = try #require(trailers.1.jsonObject?["headers"] as? [String: Any])
             #expect(kept.contains { $0.key.lowercased() == "te" })

@@ -51,6 +51,8 @@ final class ContentDecoder {
             switch status {
             case LUPINE_DECODE_CORRUPT:
                 throw self.failure("it is not valid \(self.coding.rawValue)")
+            case LUPINE_DECODE_TRAILING:
+                throw self.failure("it has bytes after its end")
             case LUPINE_DECODE_TOO_LARGE:
                 throw self.failure("it needs a window larger than 8 MiB")
             case LUPINE_DECODE_END:

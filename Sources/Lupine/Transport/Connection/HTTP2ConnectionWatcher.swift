@@ -52,9 +52,34 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A stream's error (a malformed response on one stream) resets that stream alone, and
+        // reaches its channel too: the connection's other streams go on.
+        if Self.isStreamError(error) {
+            return
+        }
         self.readyPromise?.fail(error)
         self.readyPromise = nil
         context.close(promise: nil)
+    }
+
+    /// Whether NIOHTTP2 reports `error` for one stream (which it resets) rather than for the
+    /// connection (which it ends with GOAWAY): it reports both the same way, and only wraps some
+    /// stream errors in `StreamError`; a malformed header block or a body that breaks its
+    /// `content-length` is a stream's (RFC 9113 §8.1.1).
+    static func isStreamError(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOHTTP2Errors.StreamError, is NIOHTTP2Errors.MissingPseudoHeader, is NIOHTTP2Errors.DuplicatePseudoHeader,
+            is NIOHTTP2Errors.PseudoHeaderAfterRegularHeader, is NIOHTTP2Errors.UnknownPseudoHeader,
+            is NIOHTTP2Errors.UnsupportedPseudoHeader, is NIOHTTP2Errors.InvalidPseudoHeaders, is NIOHTTP2Errors.InvalidStatusValue,
+            is NIOHTTP2Errors.InvalidHTTP2HeaderFieldName, is NIOHTTP2Errors.InvalidHTTP2HeaderFieldValue,
+            is NIOHTTP2Errors.ForbiddenHeaderField, is NIOHTTP2Errors.InvalidPseudoHeaderValue, is NIOHTTP2Errors.EmptyPathHeader,
+            is NIOHTTP2Errors.TrailersWithoutEndStream, is NIOHTTP2Errors.ContentLengthViolated,
+            is NIOHTTP2Errors.ContentLengthHeadersMismatch, is NIOHTTP2Errors.ContentLengthHeaderNegative,
+            is NIOHTTP2Errors.ContentLengthHeaderMalformedValue:
+            return true
+        default:
+            return false
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

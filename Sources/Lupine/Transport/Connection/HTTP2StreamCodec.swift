@@ -232,7 +232,10 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler, Byt
             switch name {
             case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
                 continue
-            case "te" where value.trimmingCharacters(in: .whitespaces).lowercased() != "trailers":
+            case "te":
+                // NIOHTTP2 takes `trailers` exactly; any other TE is HTTP/1's alone.
+                guard value.trimmingCharacters(in: .whitespaces).lowercased() == "trailers" else { continue }
+                block.add(name: name, value: "trailers")
                 continue
             case "accept-encoding":
                 asksForCodings = true

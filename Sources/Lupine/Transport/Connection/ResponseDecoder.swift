@@ -8,8 +8,9 @@ import NIOHTTP1
 /// On the way out it asks for the available codings (``ContentCoding/acceptEncoding``) when a
 /// request names none, and notes whether the request is a `HEAD`. On the way in it decodes a
 /// body whose `Content-Encoding` lists only codings it knows, last applied first, and hands the
-/// head on as it came (with its `Content-Encoding`). A body with an unknown coding is handed over
-/// undecoded, as curl does; a response that has no body whatever it says (a `HEAD`'s, a 1xx,
+/// head on as it came (with its `Content-Encoding`). A body with a coding not decoded here is
+/// handed over undecoded, with its `Content-Encoding` for the caller to judge (curl without
+/// `--compressed` keeps such bytes too; with it, curl fails); a response that has no body whatever it says (a `HEAD`'s, a 1xx,
 /// `204` or `304`) is never decoded.
 ///
 /// The limit is checked after every decoded chunk (at most 64 KiB), for each coding of a chain:
