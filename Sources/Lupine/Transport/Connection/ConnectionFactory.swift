@@ -60,6 +60,9 @@ struct ConnectionFactory: Sendable {
             connected.fail(TransportError.connectTimeout(host: key.host, port: key.port, timeout: connectTimeout))
         }
         connected.futureResult.whenComplete { _ in timeout.cancel() }
+        // Each channel's outcome, by channel: one that the server or proxy closes at once has
+        // no pipeline left to find it in when the connect completes.
+        let outcomes = NIOLockedValueBox<[ObjectIdentifier: EventLoopFuture<(connection: HTTPConnection, capacity: Int)>]>([:])
 
         var bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
@@ -80,6 +83,7 @@ struct ConnectionFactory: Sendable {
                     // Through a tunnel they go in once it is open, before its first byte is read.
                     let readiness = Readiness(eventLoop: channel.eventLoop)
                     try channel.pipeline.syncOperations.addHandler(readiness)
+                    outcomes.withLockedValue { $0[ObjectIdentifier(channel)] = readiness.ready.futureResult }
                     let start = { () throws -> Void in
                         try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
                     }
@@ -133,11 +137,16 @@ struct ConnectionFactory: Sendable {
                 setup.mark(.connectEnd)
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
                 // Happy eyeballs may have initialised several channels: take the one that won.
-                guard let readiness = try? channel.pipeline.syncOperations.handler(type: Readiness.self) else {
+                guard
+                    let outcome = outcomes.withLockedValue({ outcomes in
+                        defer { outcomes.removeAll() }
+                        return outcomes[ObjectIdentifier(channel)]
+                    })
+                else {
                     connected.fail(TransportError.connectionClosedBeforeResponse)
                     return
                 }
-                readiness.ready.futureResult.whenComplete { connected.completeWith($0) }
+                outcome.whenComplete { connected.completeWith($0) }
             }
         }
         return connected.futureResult
