@@ -161,11 +161,12 @@ import Testing
     /// while the others on the connection complete, and the connection goes on.
     @Test func aStalledStreamMeetsTheReadTimeoutAndItsConnectionGoesOn() async throws {
         var configuration = Self.configuration(connections: 1)
-        configuration.readTimeout = .seconds(1)
+        // Long enough that a loaded machine answers the other requests well within it.
+        configuration.readTimeout = .seconds(8)
         try await withServerAndTransport(server: .init(tls: true, http2: true), transport: configuration) { server, transport in
             _ = try await transport.get(server.baseURL.appending("/get"))
-            // Two bytes over 10 s: 5 s between them, past the read timeout.
-            let stalled = Task { try await transport.get(server.baseURL.appending("/drip?numbytes=2&duration=10")) }
+            // Two bytes over 40 s: 20 s between them, past the read timeout.
+            let stalled = Task { try await transport.get(server.baseURL.appending("/drip?numbytes=2&duration=40")) }
             for _ in 0..<5 {
                 let (response, _) = try await transport.get(server.baseURL.appending("/get"))
                 #expect(response.version == Self.http2)
