@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Which proxy, if any, each request goes through: one for `http` URLs, one for `https` URLs, and
 /// the hosts that are reached directly, as curl reads them from its environment.
 ///
@@ -154,15 +148,10 @@ public struct ProxySettings: Sendable, Hashable {
 
     /// The bytes of an IPv4 or IPv6 address, or `nil` for a name.
     static func addressBytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
+        switch IPAddress(text) {
+        case .v4(let bytes)?, .v6(let bytes)?: return bytes
+        case nil: return nil
         }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) }
-        }
-        return nil
     }
 
     /// The first `length` bits of `bytes`, the rest zero.

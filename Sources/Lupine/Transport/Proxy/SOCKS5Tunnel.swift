@@ -1,12 +1,6 @@
 import NIOCore
 import NIOPosix
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Opens a tunnel through a SOCKS5 proxy (RFC 1928): offers no authentication, and user name and
 /// password (RFC 1929) when the proxy has credentials; asks it to connect to the target, by name
 /// (`socks5h`, the proxy resolves it) or by address (`socks5`, resolved here); and on success
@@ -57,31 +51,16 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The first address of `host` (IPv4 first, as SOCKS proxies commonly reach it), or `nil`.
     private static func lookUp(_ host: String) -> [UInt8]? {
-        var hints = addrinfo()
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
-        defer { freeaddrinfo(first) }
-        var found: [UInt8]?
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let current = entry {
-            if current.pointee.ai_family == AF_INET, let address = current.pointee.ai_addr {
-                return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
-                }
-            }
-            if found == nil, current.pointee.ai_family == AF_INET6, let address = current.pointee.ai_addr {
-                found = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
-                }
-            }
-            entry = current.pointee.ai_next
-        }
-        return found
+        let addresses = DomainResolver.system.resolve(host)
+        let v4 = addresses.lazy.compactMap { address -> [UInt8]? in
+            if case .v4(let bytes) = address { return bytes }
+            return nil
+        }.first
+        return v4
+            ?? addresses.lazy.compactMap { address -> [UInt8]? in
+                if case .v6(let bytes) = address { return bytes }
+                return nil
+            }.first
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
