@@ -117,22 +117,25 @@ struct RequestOptions: ParsableArguments {
 
     @Option(
         name: .customLong("cert"),
-        help: ArgumentHelp("Present this client certificate (PEM or DER; a PEM may hold the key too; .p12/.pfx a PKCS#12 bundle).", valueName: "file")
+        help: ArgumentHelp("Present this client certificate (PEM or DER; a PEM may hold the key too).", valueName: "file")
     )
     var clientCertificate: String?
 
     @Option(name: .customLong("key"), help: ArgumentHelp("The client certificate's private key (PEM or DER).", valueName: "file"))
     var clientKey: String?
 
-    @Option(name: .customLong("pass"), help: ArgumentHelp("The passphrase of the private key or PKCS#12 bundle.", valueName: "phrase"))
+    @Option(name: .customLong("pass"), help: ArgumentHelp("The passphrase of an encrypted private key.", valueName: "phrase"))
     var keyPassphrase: String?
 
     /// The client identity `--cert`, `--key` and `--pass` name, if any.
     func clientIdentity() throws(ClientIdentityError) -> ClientIdentity? {
         guard let clientCertificate else { return nil }
         let file = URL(fileURLWithPath: clientCertificate)
+        // NIOSSL traps on a bundle without a certificate or a key, so bundles are not read.
         if ["p12", "pfx"].contains(file.pathExtension.lowercased()) {
-            return try ClientIdentity(pkcs12File: file, passphrase: keyPassphrase)
+            throw ClientIdentityError(
+                reason: "PKCS#12 bundles are not supported; convert it with `openssl pkcs12 -in \(file.lastPathComponent) -nodes -out identity.pem`"
+            )
         }
         return try ClientIdentity(certificateFile: file, privateKeyFile: clientKey.map { URL(fileURLWithPath: $0) }, passphrase: keyPassphrase)
     }

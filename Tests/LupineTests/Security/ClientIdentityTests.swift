@@ -10,7 +10,7 @@ import Testing
 import Glibc
 #endif
 
-/// Mutual TLS: a client identity made from PEM, DER or PKCS#12 is presented to the test server's
+/// Mutual TLS: a client identity made from PEM or DER is presented to the test server's
 /// TLS listener that requires a certificate its root signed, over HTTP/1.1 and HTTP/2; a client
 /// without one, or with one from another root, is refused; and every identity that cannot be used
 /// is a ``ClientIdentityError`` saying why, before any connection.
@@ -106,10 +106,13 @@ import Glibc
         let certificateOnly = folder.appending(path: "only.pem")
         try Data(try TestCertificateAuthority().issueLeaf(dnsNames: [], forClients: true).certificatePEM.utf8).write(to: certificateOnly)
         Self.expectRefusal(saying: "holds no private key") { try ClientIdentity(certificateFile: certificateOnly) }
+        let keyOnly = folder.appending(path: "key-only.pem")
+        try Data(try TestCertificateAuthority().issueLeaf(dnsNames: [], forClients: true).privateKeyPEM().utf8).write(to: keyOnly)
+        Self.expectRefusal(saying: "holds no certificate") { try ClientIdentity(certificateFile: keyOnly) }
     }
 
-    /// openssl writes what users bring: an encrypted PEM key and a PKCS#12 bundle.
-    @Test(.enabled(if: Self.hasOpenSSL)) func encryptedKeysAndPKCS12BundlesNeedTheirPassphrase() async throws {
+    /// openssl writes what users bring: an encrypted PEM key, and a PKCS#12 bundle (refused).
+    @Test(.enabled(if: Self.hasOpenSSL)) func encryptedKeysNeedTheirPassphraseAndBundlesAreRefused() async throws {
         try await Self.withServer { server in
             let issued = try server.issueClientCertificate()
             let folder = try temporaryFolder()
@@ -136,21 +139,17 @@ import Glibc
             Self.expectRefusal(saying: "passphrase does not decrypt") {
                 try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "wrong")
             }
-            Self.expectRefusal(saying: "could not be opened with that passphrase") { try ClientIdentity(pkcs12File: bundle, passphrase: "wrong") }
-            for identity in [
-                try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "secret"),
-                try ClientIdentity(pkcs12File: bundle, passphrase: "secret"),
-            ] {
-                #expect(try await Self.get(server.baseURL.appending("/get"), presenting: identity).status == .ok)
-            }
+            let unlocked = try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "secret")
+            #expect(try await Self.get(server.baseURL.appending("/get"), presenting: unlocked).status == .ok)
             // The command line, with curl's names: --cert and --key (and --pass), or a bundle.
             let ca = folder.appending(path: "ca.pem")
             try Data(try #require(server.certificateAuthorityPEM).utf8).write(to: ca)
             let url = server.baseURL.appending("/get").absoluteString
             let presented = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", certificate.path, "--key", key.path, "--print", "h"])
             #expect(presented.status == 0 && presented.stdout.hasPrefix("HTTP/1.1 200"), "\(presented.stderr)")
+            // NIOSSL traps on a bundle without a key (the hostile pass): bundles are refused, in words.
             let bundled = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", bundle.path, "--pass", "secret", "--print", "h"])
-            #expect(bundled.status == 0, "\(bundled.stderr)")
+            #expect(bundled.status == 1 && bundled.stderr.contains("PKCS#12 bundles are not supported"), "\(bundled.stderr)")
             let without = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path])
             #expect(without.status != 0)
             let locked = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", certificate.path, "--key", encrypted.path])

@@ -254,6 +254,7 @@ import Testing
         ("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n", "refused the tunnel to origin.example:443 (502"),
         ("SSH-2.0-OpenSSH\r\n\r\n", "not HTTP"),
         ("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000), "longer than 16 KiB"),
+        ("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", "longer than 16 KiB"),
         ("HTTP/1.1 200 Conn", "closed the connection during CONNECT"),
     ])
     func aProxyThatWillNotTunnelFailsTyped(answer: String, words: String) async throws {

@@ -58,8 +58,9 @@ final class HTTPConnectTunnel: ChannelDuplexHandler, RemovableChannelHandler {
         var buffer = Self.unwrapInboundIn(data)
         self.received.writeBuffer(&buffer)
         let bytes = self.received.readableBytesView
-        guard let end = Self.endOfHead(in: bytes) else {
-            if self.received.readableBytes > Self.maximumHeadSize {
+        let end = Self.endOfHead(in: bytes)
+        guard let end, end - bytes.startIndex <= Self.maximumHeadSize else {
+            if end != nil || self.received.readableBytes > Self.maximumHeadSize {
                 self.fail("its answer to CONNECT is longer than \(Self.maximumHeadSize / 1024) KiB", context: context)
             }
             return

@@ -5,8 +5,8 @@ import NIOSSL
 /// asks for one (mutual TLS), as AFNetworking answers a client-certificate challenge with an
 /// `NSURLCredential` holding an identity.
 ///
-/// Made from PEM or DER (a PEM file may hold the chain and the key together) or from a PKCS#12
-/// bundle, and checked when made: a file that cannot be read, a directory where a file was
+/// Made from PEM or DER (a PEM file may hold the chain and the key together), and checked when
+/// made: a file that cannot be read, a directory where a file was
 /// expected, a certificate or key that does not parse, an encrypted key without its passphrase,
 /// or a key that is not the certificate's each throw a ``ClientIdentityError`` saying so, before
 /// any connection. Set it as ``TransportConfiguration/clientIdentity``: every connection of the
@@ -31,22 +31,6 @@ public struct ClientIdentity: Sendable, Hashable {
         try self.init(certificateChain: chain, privateKey: key, passphrase: passphrase)
     }
 
-    /// An identity from a PKCS#12 bundle (`.p12`, `.pfx`) and the passphrase that opens it.
-    public init(pkcs12File: URL, passphrase: String?) throws(ClientIdentityError) {
-        let bytes = try Self.read(pkcs12File, what: "PKCS#12 bundle")
-        let bundle: NIOSSLPKCS12Bundle
-        do {
-            bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase.map { Array($0.utf8) } ?? [])
-        } catch {
-            throw ClientIdentityError(
-                reason: passphrase == nil
-                    ? "the PKCS#12 bundle could not be opened; give its passphrase if it has one"
-                    : "the PKCS#12 bundle could not be opened with that passphrase, or is not PKCS#12"
-            )
-        }
-        try self.init(checking: bundle.certificateChain, bundle.privateKey)
-    }
-
     private init(checking chain: [NIOSSLCertificate], _ key: NIOSSLPrivateKey) throws(ClientIdentityError) {
         guard !chain.isEmpty else { throw ClientIdentityError(reason: "it holds no certificate") }
         // BoringSSL refuses a key that is not the certificate's when a context takes both.
@@ -63,6 +47,10 @@ public struct ClientIdentity: Sendable, Hashable {
     }
 
     private static func certificates(_ bytes: [UInt8]) throws(ClientIdentityError) -> [NIOSSLCertificate] {
+        guard !bytes.isEmpty else { throw ClientIdentityError(reason: "the certificate is empty") }
+        if Self.isPEM(bytes), !String(decoding: bytes, as: UTF8.self).contains("CERTIFICATE-----") {
+            throw ClientIdentityError(reason: "the PEM holds no certificate")
+        }
         do {
             if Self.isPEM(bytes) {
                 let chain = try NIOSSLCertificate.fromPEMBytes(bytes)
@@ -139,6 +127,11 @@ public struct ClientIdentity: Sendable, Hashable {
 public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
     public let reason: String
+
+    /// An error saying `reason`.
+    public init(reason: String) {
+        self.reason = reason
+    }
 
     public var description: String { "the client certificate cannot be used: \(self.reason)" }
 }
