@@ -17,10 +17,13 @@ public final class Nginx: Sendable {
 
     /// The folder holding its configuration, logs and temporary files.
     public let folder: URL
+    /// The loopback TCP port `{port}` stood for, when it was started with one.
+    public let port: Int?
     private let process: ChildProcess
 
-    private init(folder: URL, process: ChildProcess) {
+    private init(folder: URL, port: Int?, process: ChildProcess) {
         self.folder = folder
+        self.port = port
         self.process = process
     }
 
@@ -28,6 +31,27 @@ public final class Nginx: Sendable {
     /// `{folder}` in them stands for `folder`'s path), and returns once `socket`, a Unix domain
     /// socket one of them listens on, accepts connections.
     public static func start(in folder: URL, servers: String, socket: String) async throws -> Nginx {
+        try await Self.launch(in: folder, servers: servers, port: nil) { Self.accepts(socket) }
+    }
+
+    /// Starts nginx in `folder` with `servers` as the `http` block's server blocks, every
+    /// `{folder}` standing for `folder`'s path and every `{port}` for a free loopback port, and
+    /// returns once that port accepts connections (retrying on another port if it was taken).
+    public static func start(in folder: URL, servers: String) async throws -> Nginx {
+        var lastError: (any Error)?
+        for _ in 0..<3 {
+            let port = try LoopbackPort.free()
+            do {
+                let text = servers.replacingOccurrences(of: "{port}", with: "\(port)")
+                return try await Self.launch(in: folder, servers: text, port: port) { LoopbackPort.accepts(port) }
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? WaitTimeout(description: "nginx did not start")
+    }
+
+    private static func launch(in folder: URL, servers: String, port: Int?, listening: @escaping @Sendable () -> Bool) async throws -> Nginx {
         let path = folder.path
         let configuration = """
             worker_processes 1;
@@ -54,11 +78,9 @@ public final class Nginx: Sendable {
             stdout: folder.appendingPathComponent("stdout"),
             stderr: folder.appendingPathComponent("stderr")
         )
-        let nginx = Nginx(folder: folder, process: process)
+        let nginx = Nginx(folder: folder, port: port, process: process)
         do {
-            try await waitUntil(timeout: .seconds(60), "nginx listening on \(socket)") {
-                Self.accepts(socket)
-            }
+            try await waitUntil(timeout: .seconds(60), "nginx listening") { listening() }
         } catch {
             await nginx.stop()
             let log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""

@@ -119,7 +119,7 @@ public final class ProxyServer: Sendable {
     ) async throws -> ProxyServer {
         var lastError: (any Error)?
         for _ in 0..<3 {
-            let port = try Self.freePort()
+            let port = try LoopbackPort.free()
             let (executable, arguments) = try command(port)
             let process = try ChildProcess.start(
                 executable,
@@ -130,7 +130,7 @@ public final class ProxyServer: Sendable {
             )
             let server = ProxyServer(port: port, folder: folder, process: process)
             do {
-                try await waitUntil(timeout: .seconds(60), "\(what) listening on \(port)") { Self.accepts(port) }
+                try await waitUntil(timeout: .seconds(60), "\(what) listening on \(port)") { LoopbackPort.accepts(port) }
                 return server
             } catch {
                 lastError = error
@@ -139,38 +139,5 @@ public final class ProxyServer: Sendable {
         }
         let log = (try? String(contentsOf: folder.appendingPathComponent("\(what).out"), encoding: .utf8)) ?? ""
         throw WaitTimeout(description: "\(what) did not start: \(lastError.map { "\($0)" } ?? "") \(log.suffix(400))")
-    }
-
-    /// A port the kernel chose and that was free a moment ago (squid and microsocks cannot be
-    /// asked for port 0 and say which they got).
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(descriptor, pointer, length) == 0 else { return -1 }
-                return getsockname(descriptor, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw WaitTimeout(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import LupineTestSupport
 import NIOCore
 import Testing
 
@@ -47,6 +48,27 @@ import Testing
             let (response, body) = try await transport.fetch(request)
             #expect(response.headers.first(name: "Content-Encoding") == codings.replacingOccurrences(of: ",", with: ", "))
             #expect(Array(body.readableBytesView) == Self.body)
+        }
+    }
+
+    /// `lupine post` of a body the server sends back in br, zstd or a chain prints the decoded
+    /// bytes, and curl (`--compressed`) posting those bytes to the same server prints the same.
+    @Test(.enabled(if: Curl.isInstalled), arguments: ["br", "zstd", "gzip,br", "zstd,deflate"])
+    func theCommandLineDecodesAsCurlDoes(codings: String) async throws {
+        let server = try await LupineTestServer.start()
+        try await running {
+            let text = String(decoding: Self.body.prefix(60_000), as: UTF8.self)
+            let url = server.baseURL.appending("/encoded/\(codings)").absoluteString
+            let lupine = try await LupineCommandLineTests.lupine(["post", url, "text=\(text)", "--print", "b"])
+            #expect(lupine.status == 0, "\(lupine.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(lupine.output)) as? [String: String]
+            #expect(object == ["text": text])
+            let sent = try temporaryFolder().appending(path: "sent.json")
+            try Data(lupine.output).write(to: sent)
+            let curl = try await Curl.run(["-s", "--compressed", "--data-binary", "@\(sent.path)", url])
+            #expect(curl.stdout == Data(lupine.output))
+        } thenAlways: {
+            await server.stop()
         }
     }
 

@@ -343,4 +343,72 @@ import Testing
             #expect(badSetting.status == 1 && badSetting.stderr.contains("http_proxy") && !badSetting.stderr.contains("secret"), "\(badSetting.stderr)")
         }
     }
+
+    /// `lupine get https://…` through squid's CONNECT, by `--proxy`, by `https_proxy` and with
+    /// `--proxy-user`, gets what curl gets; squid logs a tunnel for each.
+    @Test(.enabled(if: ProxyServer.hasSquid && Curl.isInstalled)) func theCommandLineTunnelsHTTPSThroughSquidAsCurlDoes() async throws {
+        try await Self.withSquid(user: "alice", password: "s3cret") { squid in
+            let server = try await LupineTestServer.start(.init(tls: true, http2: true))
+            defer { Task { await server.stop() } }
+            let folder = try temporaryFolder()
+            let root = folder.appending(path: "ca.pem").path
+            try Data(try #require(server.certificateAuthorityPEM).utf8).write(to: URL(fileURLWithPath: root))
+            let url = server.baseURL.appending("/bytes/4096").appending(queryItems: [URLQueryItem(name: "seed", value: "3")]).absoluteString
+            let proxy = "http://127.0.0.1:\(squid.port)"
+            let curl = try await Curl.run(["-s", "--cacert", root, "-x", proxy, "--proxy-user", "alice:s3cret", url])
+            #expect(curl.stdout.count == 4096)
+            let runs = [
+                try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "--proxy", proxy, "--proxy-user", "alice:s3cret", "--print", "b"]),
+                try await LupineCommandLineTests.lupine(
+                    ["get", url, "--cacert", root, "--print", "b"],
+                    environment: ["https_proxy": "http://alice:s3cret@127.0.0.1:\(squid.port)"]
+                ),
+            ]
+            for run in runs {
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(Data(run.output) == curl.stdout)
+            }
+            let refused = try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "--proxy", proxy, "-v"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("127.0.0.1:\(squid.port)") && refused.stderr.contains("407"), "\(refused.stderr)")
+            try await squid.waitForLogLine(containing: "CONNECT 127.0.0.1:\(server.port)")
+        }
+    }
+
+    /// `lupine get` through microsocks (socks5 and socks5h, with and without credentials), for
+    /// http and https, gets what curl gets through the same proxy.
+    @Test(.enabled(if: ProxyServer.hasMicrosocks && Curl.isInstalled)) func theCommandLineGoesThroughSOCKS5AsCurlDoes() async throws {
+        let open = try await ProxyServer.startMicrosocks(in: try temporaryFolder())
+        let locked = try await ProxyServer.startMicrosocks(in: try temporaryFolder(), user: "alice", password: "s3cret")
+        let server = try await LupineTestServer.start(.init(tls: true, http2: true))
+        let plain = try await LupineTestServer.start()
+        try await running {
+            let folder = try temporaryFolder()
+            let root = folder.appending(path: "ca.pem").path
+            try Data(try #require(server.certificateAuthorityPEM).utf8).write(to: URL(fileURLWithPath: root))
+            let urls = [
+                "https://localhost:\(server.port)/bytes/1024?seed=5",
+                "http://localhost:\(plain.port)/bytes/1024?seed=6",
+            ]
+            for scheme in ["socks5", "socks5h"] {
+                for proxy in ["\(scheme)://127.0.0.1:\(open.port)", "\(scheme)://alice:s3cret@127.0.0.1:\(locked.port)"] {
+                    for url in urls {
+                        let curl = try await Curl.run(["-s", "--cacert", root, "-x", proxy, url])
+                        let lupine = try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "-x", proxy, "--print", "b"])
+                        #expect(curl.stdout.count == 1024, "curl through \(proxy) to \(url): \(curl.stderr)")
+                        #expect(lupine.status == 0, "through \(proxy) to \(url): \(lupine.stderr)")
+                        #expect(Data(lupine.output) == curl.stdout, "through \(proxy) to \(url)")
+                    }
+                }
+            }
+            let refused = try await LupineCommandLineTests.lupine(["get", urls[1], "-x", "socks5://alice:wrong@127.0.0.1:\(locked.port)"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("refused the credentials") && !refused.stderr.contains("wrong"), "\(refused.stderr)")
+        } thenAlways: {
+            await server.stop()
+            await plain.stop()
+            await open.stop()
+            await locked.stop()
+        }
+    }
 }

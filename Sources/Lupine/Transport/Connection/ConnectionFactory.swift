@@ -180,11 +180,12 @@ struct ConnectionFactory: Sendable {
         let observer = TLSHandshakeObserver(eventLoop: channel.eventLoop)
         try sync.addHandler(observer)
         // This channel's outcome, which the factory takes only from the channel happy eyeballs picked.
+        let ready = readiness.ready
         observer.handshakeCompleted.whenFailure { error in
             if let rejection = trustRejection.withLockedValue({ $0 }) {
-                readiness.ready.fail(TransportError.serverTrustRejected(host: key.host, reason: rejection.reason, certificateChain: rejection.chain))
+                ready.fail(TransportError.serverTrustRejected(host: key.host, reason: rejection.reason, certificateChain: rejection.chain))
             } else {
-                readiness.ready.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
+                ready.fail(TransportError.tlsHandshakeFailed(host: key.host, underlying: error))
             }
         }
         try sync.addHandler(ByteCountingHandler())
