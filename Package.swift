@@ -117,6 +117,7 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio", condition: testserver),
                 "CLupineCodings",
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras", condition: testserver),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -15,12 +15,17 @@ public struct ConnectionStatistics: Sendable, Equatable {
     /// ``LupineTestServer/Configuration/maximumConnections`` were already open; not counted in the
     /// other numbers.
     public var refused: Int
+    /// The most HTTP/2 streams open at once on one connection since the server started, counted
+    /// on a listener that announces its own settings (``LupineTestServer/HTTP2Faults/maximumConcurrentStreams``
+    /// or ``LupineTestServer/HTTP2Faults/initialWindowSize``); 0 on others.
+    public var peakOpenStreams: Int
 
     /// Creates statistics with explicit counts.
-    public init(accepted: Int = 0, open: Int = 0, peakOpen: Int = 0, refused: Int = 0) {
+    public init(accepted: Int = 0, open: Int = 0, peakOpen: Int = 0, refused: Int = 0, peakOpenStreams: Int = 0) {
         self.accepted = accepted
         self.open = open
         self.peakOpen = peakOpen
         self.refused = refused
+        self.peakOpenStreams = peakOpenStreams
     }
 }

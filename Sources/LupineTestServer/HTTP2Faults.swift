@@ -13,12 +13,30 @@ extension LupineTestServer {
         /// Every this many streams of a connection, the stream is reset with `REFUSED_STREAM`
         /// before its request is looked at (RFC 9113 §8.7: the client may send it again).
         public var refuseEvery: Int?
+        /// The `SETTINGS_MAX_CONCURRENT_STREAMS` the listener announces in its first SETTINGS and
+        /// enforces (a stream over it is refused); 100 when nil, as NIOHTTP2's default.
+        public var maximumConcurrentStreams: Int?
+        /// The `SETTINGS_INITIAL_WINDOW_SIZE` the listener announces, so a client's uploads go
+        /// in pieces this small, each waiting for a `WINDOW_UPDATE`; 65,535 when nil.
+        public var initialWindowSize: Int?
+
+        /// Whether the listener announces settings of its own. Over TLS it then offers only `h2`
+        /// by ALPN, and an HTTP/2 connection it serves is not closed for being idle.
+        var announcesSettings: Bool { self.maximumConcurrentStreams != nil || self.initialWindowSize != nil }
 
         /// Creates a set of faults; the default injects none.
-        public init(goAwayEvery: Int? = nil, goAwayErrorCode: UInt32 = 0, refuseEvery: Int? = nil) {
+        public init(
+            goAwayEvery: Int? = nil,
+            goAwayErrorCode: UInt32 = 0,
+            refuseEvery: Int? = nil,
+            maximumConcurrentStreams: Int? = nil,
+            initialWindowSize: Int? = nil
+        ) {
             self.goAwayEvery = goAwayEvery
             self.goAwayErrorCode = goAwayErrorCode
             self.refuseEvery = refuseEvery
+            self.maximumConcurrentStreams = maximumConcurrentStreams
+            self.initialWindowSize = initialWindowSize
         }
     }
 }

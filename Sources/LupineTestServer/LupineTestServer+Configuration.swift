@@ -90,6 +90,12 @@ extension LupineTestServer {
             if let every = http2Faults.refuseEvery, every < 1 {
                 throw StartupError.invalidConfiguration("http2Faults.refuseEvery must be at least 1")
             }
+            if let streams = http2Faults.maximumConcurrentStreams, !(0...Int(Int32.max)).contains(streams) {
+                throw StartupError.invalidConfiguration("http2Faults.maximumConcurrentStreams must be between 0 and 2^31-1")
+            }
+            if let window = http2Faults.initialWindowSize, !(1...Int(Int32.max)).contains(window) {
+                throw StartupError.invalidConfiguration("http2Faults.initialWindowSize must be between 1 and 2^31-1")
+            }
             if !(requestHeadTimeout > .zero) {
                 throw StartupError.invalidConfiguration("requestHeadTimeout must be positive")
             }

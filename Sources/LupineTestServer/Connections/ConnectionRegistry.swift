@@ -11,6 +11,7 @@ final class ConnectionRegistry: Sendable {
     private struct Entry {
         let identifier: Int
         let channel: any Channel
+        var openStreams = 0
     }
 
     private struct State {
@@ -83,6 +84,22 @@ final class ConnectionRegistry: Sendable {
         }
         for channel in channels {
             try? await channel.closeFuture.get()
+        }
+    }
+
+    /// Counts an HTTP/2 stream opened on `connection` (on listeners that count streams).
+    func streamOpened(on connection: any Channel) {
+        state.withLockedValue { state in
+            guard let open = state.entries[ObjectIdentifier(connection)]?.openStreams else { return }
+            state.entries[ObjectIdentifier(connection)]?.openStreams = open + 1
+            state.statistics.peakOpenStreams = max(state.statistics.peakOpenStreams, open + 1)
+        }
+    }
+
+    /// Counts an HTTP/2 stream of `connection` closed.
+    func streamClosed(on connection: any Channel) {
+        state.withLockedValue { state in
+            state.entries[ObjectIdentifier(connection)]?.openStreams -= 1
         }
     }
 

@@ -22,7 +22,7 @@ struct HTTP2FaultMiddleware: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard self.faults != .init(), let connection = context.channel.parent else {
+        guard self.faults.goAwayEvery != nil || self.faults.refuseEvery != nil, let connection = context.channel.parent else {
             return try await next(request, context)
         }
         let streamID = try await context.channel.getOption(HTTP2StreamChannelOptions.streamID).get()

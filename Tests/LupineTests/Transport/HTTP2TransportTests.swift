@@ -317,6 +317,57 @@ import Testing
         }
     }
 
+    /// A server announcing two streams gets no more than two at once on any connection, over TLS
+    /// and h2c: thirty requests go over more connections (three at most) or wait their turn on
+    /// one, and none is refused.
+    @Test(arguments: [false, true]) func aServerOfTwoStreamsGetsNoMoreThanTwoAtOnce(tls: Bool) async throws {
+        for connections in [3, 1] {
+            let server = LupineTestServer.Configuration(tls: tls, http2: true, http2Faults: .init(maximumConcurrentStreams: 2))
+            let transport = Self.configuration(tls ? .automatic : .http2PriorKnowledge, connections: connections)
+            try await withServerAndTransport(server: server, transport: transport) { server, transport in
+                let versions = try await withThrowingTaskGroup(of: HTTPVersion.self) { group in
+                    for index in 0..<30 {
+                        group.addTask {
+                            let (response, _) = try await transport.get(server.baseURL.appending("/delay/0.2?i=\(index)"))
+                            #expect(response.status == .ok)
+                            return response.version
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(versions.count == 30 && versions.allSatisfy { $0 == Self.http2 })
+                let statistics = server.connections
+                #expect(statistics.peakOpenStreams == 2, "\(statistics)")
+                #expect(statistics.accepted <= connections, "\(statistics)")
+                if connections > 1 {
+                    #expect(statistics.accepted > 1, "\(statistics)")
+                }
+            }
+        }
+    }
+
+    /// A server announcing a 100-byte stream window takes an upload in pieces that small, each
+    /// after its WINDOW_UPDATE, and the body arrives whole; downloads are unaffected.
+    @Test(arguments: [false, true]) func aTinyWindowCarriesAnUploadInPieces(tls: Bool) async throws {
+        let server = LupineTestServer.Configuration(tls: tls, http2: true, http2Faults: .init(initialWindowSize: 100))
+        try await withServerAndTransport(server: server, transport: Self.configuration(tls ? .automatic : .http2PriorKnowledge)) { server, transport in
+            let text = String(repeating: "lupine, flow controlled. ", count: 400)
+            let request = TransportRequest(
+                method: .POST,
+                url: server.baseURL.appending("/anything"),
+                headers: ["Content-Type": "text/plain"],
+                body: .bytes(Array(text.utf8)),
+                cancellation: TransportCancellation()
+            )
+            let (response, body) = try await transport.fetch(request)
+            #expect(response.version == Self.http2)
+            let echoed = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            #expect(echoed?["data"] as? String == text)
+            let (download, bytes) = try await transport.get(server.baseURL.appending("/bytes/\(1 << 20)?seed=4"))
+            #expect(download.status == .ok && bytes.readableBytes == 1 << 20)
+        }
+    }
+
     @Test func priorKnowledgeToAnHTTP11ServerFailsWithATypedError() async throws {
         try await withServerAndTransport(server: .init(), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
             await #expect {
