@@ -70,6 +70,19 @@ public struct Request: Sendable {
         get { self.storage.fields.httpShouldHandleCookies }
         _modify { yield &self.uniqueStorage().fields.httpShouldHandleCookies }
     }
+    /// The HTTP versions this request may use, as curl's `--http1.1` and `--http2-prior-knowledge`
+    /// for one transfer; `nil` (the default) uses the transport's
+    /// ``TransportConfiguration/httpVersion``.
+    public var httpVersion: HTTPVersionSelection? {
+        get { self.storage.fields.httpVersion }
+        _modify { yield &self.uniqueStorage().fields.httpVersion }
+    }
+    /// The proxies for this request; `nil` (the default) uses the transport's
+    /// ``TransportConfiguration/proxy``, and empty settings send it straight to the origin.
+    public var proxy: ProxySettings? {
+        get { self.storage.fields.proxy }
+        _modify { yield &self.uniqueStorage().fields.proxy }
+    }
     /// This request's own adapter and retrier, run before the session's
     /// (``SessionManager/interceptor``); `nil` for the session's only.
     public var interceptor: (any RequestInterceptor)? {

@@ -27,5 +27,7 @@ extension RequestStorage {
         var interceptor: (any RequestInterceptor)?
         var redirectHandler: (any RedirectHandler)?
         var cachedResponseHandler: (any CachedResponseHandler)?
+        var httpVersion: HTTPVersionSelection?
+        var proxy: ProxySettings?
     }
 }

@@ -80,7 +80,8 @@ public final class NIOTransport: Transport {
             url: request.url,
             trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator,
             socketPath: self.configuration.unixSocketPath,
-            proxies: self.configuration.proxy
+            proxies: request.proxy ?? self.configuration.proxy,
+            httpVersion: request.httpVersion ?? self.configuration.httpVersion
         )
         let metrics = MetricsRecorder()
         let deadline = (request.timeout ?? self.configuration.requestTimeout).map { (NIODeadline.now() + $0, $0) }

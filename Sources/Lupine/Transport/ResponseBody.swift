@@ -48,7 +48,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> ByteBuffer? {
             switch self.base {
-            case .streamed(var iterator):
+            case .streamed(let iterator):
                 do {
                     let chunk = try await iterator.next()
                     self.base = .streamed(iterator)

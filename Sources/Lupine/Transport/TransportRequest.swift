@@ -21,6 +21,14 @@ public struct TransportRequest: Sendable {
     /// The trust hook for an `https` request; `nil` uses the transport's
     /// ``TransportConfiguration/serverTrustEvaluator``. Connections are pooled per evaluator object.
     public var serverTrustEvaluator: ServerTrustEvaluator?
+    /// The HTTP versions this request may use; `nil` uses the transport's
+    /// ``TransportConfiguration/httpVersion``. Connections are pooled per selection, so a request
+    /// forced to HTTP/1.1 never shares an HTTP/2 connection, and the reverse.
+    public var httpVersion: HTTPVersionSelection?
+    /// The proxies for this request; `nil` uses the transport's ``TransportConfiguration/proxy``,
+    /// and an empty ``ProxySettings/init(httpProxy:httpsProxy:noProxy:)`` sends it straight to
+    /// the origin. Connections are pooled per proxy.
+    public var proxy: ProxySettings?
     /// The handle that cancels the request without cancelling the Swift task running it. Every
     /// request has one, and every ``Transport`` stops on it: a transport that wraps another (a
     /// cache, a retry layer, a recorder) and builds requests of its own must pass it on.

@@ -368,6 +368,38 @@ import Testing
         }
     }
 
+    /// A request's own version selection overrules the transport's, on a connection of its own:
+    /// HTTP/1.1 for one request beside h2 for the rest, and h2 for one request of an HTTP/1.1
+    /// transport; a session request carries its selection to the transport.
+    @Test func aRequestChoosesItsOwnVersionOnAConnectionOfItsOwn() async throws {
+        try await withServerAndTransport(server: .init(tls: true, http2: true), transport: Self.configuration()) { server, transport in
+            var request = TransportRequest(url: server.baseURL.appending("/get"), cancellation: TransportCancellation())
+            request.httpVersion = .http1
+            let (h1, _) = try await transport.fetch(request)
+            let (h2, _) = try await transport.get(server.baseURL.appending("/get"))
+            let (h1Again, _) = try await transport.fetch(request)
+            #expect(h1.version == .http1_1 && h1Again.version == .http1_1)
+            #expect(h2.version == Self.http2)
+            #expect(h1.headers["X-Lupine-Connection-ID"] == h1Again.headers["X-Lupine-Connection-ID"])
+            #expect(h1.headers["X-Lupine-Connection-ID"] != h2.headers["X-Lupine-Connection-ID"])
+            #expect(server.connections.accepted == 2)
+
+            let session = HTTPSessionManager(baseURL: server.baseURL, transport: transport)
+            session.responseSerializer = HTTPResponseSerializer()
+            var sessionRequest = Request(url: server.baseURL.appending("/get"))
+            sessionRequest.httpVersion = .http1
+            let answered = try await session.response(for: sessionRequest, serializer: HTTPResponseSerializer())
+            #expect(answered.head?.version == .http1_1)
+            session.invalidateSession(cancelingTasks: false)
+        }
+        try await withServerAndTransport(server: .init(http2: true), transport: Self.configuration(.http1)) { server, transport in
+            var request = TransportRequest(url: server.baseURL.appending("/get"), cancellation: TransportCancellation())
+            request.httpVersion = .http2PriorKnowledge
+            let (response, _) = try await transport.fetch(request)
+            #expect(response.version == Self.http2)
+        }
+    }
+
     @Test func priorKnowledgeToAnHTTP11ServerFailsWithATypedError() async throws {
         try await withServerAndTransport(server: .init(), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
             await #expect {

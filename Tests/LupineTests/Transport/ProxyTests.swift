@@ -147,6 +147,38 @@ import Testing
         }
     }
 
+    /// A request's own proxy settings overrule the transport's: through squid from a transport
+    /// without a proxy, and straight to the origin (empty settings) from one with squid.
+    @Test(.enabled(if: ProxyServer.hasSquid)) func aRequestChoosesItsOwnProxy() async throws {
+        try await Self.withSquid { squid in
+            try await withServerAndTransport { server, direct in
+                let squidProxy = Proxy(kind: .http, host: "127.0.0.1", port: squid.port)
+                var proxied = TransportRequest(url: server.baseURL.appending("/anything/request"), cancellation: TransportCancellation())
+                proxied.proxy = try ProxySettings(httpProxy: squidProxy)
+                let (response, body) = try await direct.fetch(proxied)
+                #expect(response.status == .ok)
+                #expect(try Self.echoedHeaders(body)["Via"]?.contains("squid") == true)
+
+                let throughSquid = try Self.transport(through: squidProxy)
+                defer { Task { await throughSquid.shutdown() } }
+                var straight = TransportRequest(url: server.baseURL.appending("/anything/none"), cancellation: TransportCancellation())
+                straight.proxy = try ProxySettings()
+                let (_, straightBody) = try await throughSquid.fetch(straight)
+                #expect(try Self.echoedHeaders(straightBody)["Via"] == nil)
+                // A session request carries its settings to the transport.
+                let session = HTTPSessionManager(baseURL: server.baseURL, transport: direct)
+                var request = Request(url: server.baseURL.appending("/anything/session"))
+                request.proxy = try ProxySettings(httpProxy: squidProxy)
+                let answered = try await session.response(for: request, serializer: HTTPResponseSerializer())
+                #expect(try Self.echoedHeaders(ByteBuffer(bytes: answered.data))["Via"]?.contains("squid") == true)
+                session.invalidateSession(cancelingTasks: false)
+                try await squid.waitForLogLine(containing: "/anything/session")
+                #expect(squid.accessLog.contains { $0.contains("/anything/request") })
+                #expect(!squid.accessLog.contains { $0.contains("/anything/none") })
+            }
+        }
+    }
+
     @Test(.enabled(if: ProxyServer.hasSquid)) func squidsCredentialsGoToSquidAlone() async throws {
         try await Self.withSquid(user: "alice", password: "s3cret") { squid in
             let server = try await LupineTestServer.start(.init(tls: true))

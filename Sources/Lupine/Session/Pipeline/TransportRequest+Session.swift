@@ -25,6 +25,8 @@ extension TransportRequest {
             bodyProgress: Self.bodyProgress(for: body, reportingTo: progress),
             cancellation: cancellation
         )
+        self.httpVersion = request.httpVersion
+        self.proxy = request.proxy
     }
 
     /// What reports body bytes taken by the socket to `progress`; a request without a body has

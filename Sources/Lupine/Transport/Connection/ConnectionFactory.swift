@@ -11,14 +11,17 @@ import NIOTLS
 /// allows), and builds the pipeline of the HTTP version the connection speaks.
 struct ConnectionFactory: Sendable {
     let configuration: TransportConfiguration
-    /// The TLS context shared by all connections, or why it could not be made (reported per `https` request).
-    let sslContext: Result<NIOSSLContext, any Error>
+    /// The TLS settings of every connection but ALPN's names.
+    private let tls: TLSConfiguration
+    /// The TLS contexts connections share, one per ``HTTPVersionSelection`` (they offer
+    /// different names by ALPN), or why one could not be made (reported per `https` request).
+    /// The configuration's own is made at once; one a request asks for is made when first needed.
+    private let sslContexts: NIOLockedValueBox<[HTTPVersionSelection: Result<NIOSSLContext, any Error>]>
 
     init(configuration: TransportConfiguration) {
         self.configuration = configuration
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
-        tls.applicationProtocols = configuration.httpVersion.applicationProtocols
         // Verification, host name included, is done by the trust hook (a custom verification
         // callback): NIOSSL's own host name check would overrule a policy that skips it.
         tls.certificateVerification = .noHostnameVerification
@@ -29,7 +32,26 @@ struct ConnectionFactory: Sendable {
             tls.certificateChain = identity.certificateChain.map { .certificate($0) }
             tls.privateKey = .privateKey(identity.privateKey)
         }
-        self.sslContext = Result { try NIOSSLContext(configuration: tls) }
+        self.tls = tls
+        self.sslContexts = NIOLockedValueBox([configuration.httpVersion: Self.makeContext(tls, offering: configuration.httpVersion)])
+    }
+
+    /// The TLS context of connections that may speak `version`.
+    func sslContext(for version: HTTPVersionSelection) throws -> NIOSSLContext {
+        try self.sslContexts.withLockedValue { contexts in
+            if let made = contexts[version] {
+                return made
+            }
+            let made = Self.makeContext(self.tls, offering: version)
+            contexts[version] = made
+            return made
+        }.get()
+    }
+
+    private static func makeContext(_ tls: TLSConfiguration, offering version: HTTPVersionSelection) -> Result<NIOSSLContext, any Error> {
+        var tls = tls
+        tls.applicationProtocols = version.applicationProtocols
+        return Result { try NIOSSLContext(configuration: tls) }
     }
 
     /// What a connection tells the pool after it is established. Each is called on the
@@ -171,7 +193,7 @@ struct ConnectionFactory: Sendable {
         setup.mark(.secureConnectionStart)
         let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
         let tlsHandler = try Self.makeTLSHandler(
-            context: self.sslContext.get(),
+            context: self.sslContext(for: key.httpVersion),
             key: key,
             evaluator: evaluator,
             rejection: trustRejection
@@ -221,7 +243,7 @@ struct ConnectionFactory: Sendable {
         let sync = channel.pipeline.syncOperations
         let decompressionLimit = self.configuration.decompressesResponses ? self.configuration.decompressionLimit : nil
         // A proxy that forwards requests is spoken to in HTTP/1.1, as curl does.
-        guard !key.isForwardedByProxy, self.configuration.httpVersion.speaksHTTP2(scheme: key.scheme, negotiated: negotiated) else {
+        guard !key.isForwardedByProxy, key.httpVersion.speaksHTTP2(scheme: key.scheme, negotiated: negotiated) else {
             try sync.addHTTPClientHandlers()
             if let decompressionLimit {
                 try sync.addHandler(ResponseDecoder(limit: decompressionLimit))

@@ -2,7 +2,8 @@ import Foundation
 import NIOHTTP1
 
 /// What makes two requests able to share a connection: scheme, host, port, the Unix domain
-/// socket they are sent to instead (if any) and trust settings.
+/// socket they are sent to instead (if any), the proxy, the HTTP versions allowed and trust
+/// settings.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     enum Scheme: String, Sendable {
         case http
@@ -20,12 +21,20 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let proxy: Proxy?
     /// The trust hook, for `https`; `nil` for `http`. Compared by identity.
     let trustEvaluator: ServerTrustEvaluator?
+    /// The HTTP versions a connection may speak.
+    let httpVersion: HTTPVersionSelection
 
     /// Splits an absolute URL into its pool key, or throws ``TransportError`` for a URL the
     /// transport cannot serve. An `http+unix` or `https+unix` URL names its socket's path,
     /// percent-encoded, as its host (`http+unix://%2Fvar%2Frun%2Fdocker.sock/info`); otherwise
     /// `socketPath`, when given, is where the URL's server is reached.
-    init(url: URL, trustEvaluator: ServerTrustEvaluator, socketPath: String? = nil, proxies: ProxySettings? = nil) throws {
+    init(
+        url: URL,
+        trustEvaluator: ServerTrustEvaluator,
+        socketPath: String? = nil,
+        proxies: ProxySettings? = nil,
+        httpVersion: HTTPVersionSelection = .automatic
+    ) throws {
         guard let schemeName = url.scheme?.lowercased() else {
             throw TransportError.invalidURL(url.absoluteString)
         }
@@ -50,6 +59,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
             self.socketPath = socketPath
         }
         self.trustEvaluator = scheme == .https ? trustEvaluator : nil
+        self.httpVersion = httpVersion
         self.proxy = self.socketPath == nil ? proxies?.proxy(for: scheme, host: self.host, port: port) : nil
     }
 
