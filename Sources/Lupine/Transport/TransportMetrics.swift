@@ -25,18 +25,32 @@ public struct TransportMetrics: Sendable {
         set { self.domainLookupEndOffset = Self.offset(newValue) }
     }
     private var domainLookupEndOffset: Duration?
-    /// The TCP connection attempt began.
+    /// The TCP connection attempt began (to the proxy, for a request that goes through one).
     public var connectStart: ContinuousClock.Instant? {
         get { Self.instant(self.connectStartOffset) }
         set { self.connectStartOffset = Self.offset(newValue) }
     }
     private var connectStartOffset: Duration?
-    /// The TCP connection was established.
+    /// The TCP connection was established (to the proxy, for a request that goes through one).
     public var connectEnd: ContinuousClock.Instant? {
         get { Self.instant(self.connectEndOffset) }
         set { self.connectEndOffset = Self.offset(newValue) }
     }
     private var connectEndOffset: Duration?
+    /// The proxy's tunnel to the origin began to be asked for (`CONNECT`, or the SOCKS5
+    /// handshake); `nil` without a tunnel (no proxy, or a plain `http` request an HTTP proxy
+    /// forwards).
+    public var proxyConnectStart: ContinuousClock.Instant? {
+        get { Self.instant(self.proxyConnectStartOffset) }
+        set { self.proxyConnectStartOffset = Self.offset(newValue) }
+    }
+    private var proxyConnectStartOffset: Duration?
+    /// The proxy's tunnel to the origin was open.
+    public var proxyConnectEnd: ContinuousClock.Instant? {
+        get { Self.instant(self.proxyConnectEndOffset) }
+        set { self.proxyConnectEndOffset = Self.offset(newValue) }
+    }
+    private var proxyConnectEndOffset: Duration?
     /// The TLS handshake began.
     public var secureConnectionStart: ContinuousClock.Instant? {
         get { Self.instant(self.secureConnectionStartOffset) }
@@ -85,6 +99,8 @@ public struct TransportMetrics: Sendable {
     public var isReusedConnection: Bool = false
     /// The peer's address, as `ip:port`.
     public var remoteAddress: String?
+    /// Whether the request went through a proxy (a tunnel or an HTTP proxy forwarding it).
+    public var isProxyConnection: Bool = false
     /// The protocol the request went over, by its ALPN name (as URLSession's metrics name it):
     /// `h2` or `http/1.1`.
     public var networkProtocolName: String?
@@ -93,6 +109,8 @@ public struct TransportMetrics: Sendable {
     public var domainLookupDuration: Duration? { Self.span(self.domainLookupStart, self.domainLookupEnd) }
     /// Time spent establishing the TCP connection.
     public var connectDuration: Duration? { Self.span(self.connectStart, self.connectEnd) }
+    /// Time spent opening the proxy's tunnel to the origin.
+    public var proxyConnectDuration: Duration? { Self.span(self.proxyConnectStart, self.proxyConnectEnd) }
     /// Time spent in the TLS handshake.
     public var secureConnectionDuration: Duration? { Self.span(self.secureConnectionStart, self.secureConnectionEnd) }
     /// From the request head being sent to the first response byte.
@@ -106,8 +124,8 @@ public struct TransportMetrics: Sendable {
 
     /// The instants the transport marks as they happen.
     enum Phase {
-        case domainLookupStart, domainLookupEnd, connectStart, connectEnd, secureConnectionStart
-        case secureConnectionEnd, requestHeadSent, requestBodySent, responseStart, responseEnd
+        case domainLookupStart, domainLookupEnd, connectStart, connectEnd, proxyConnectStart, proxyConnectEnd
+        case secureConnectionStart, secureConnectionEnd, requestHeadSent, requestBodySent, responseStart, responseEnd
     }
 
     /// Sets `phase` to `instant` unless it is already set. A switch over the stored offsets: a key
@@ -119,6 +137,8 @@ public struct TransportMetrics: Sendable {
         case .domainLookupEnd: Self.setOnce(&self.domainLookupEndOffset, offset)
         case .connectStart: Self.setOnce(&self.connectStartOffset, offset)
         case .connectEnd: Self.setOnce(&self.connectEndOffset, offset)
+        case .proxyConnectStart: Self.setOnce(&self.proxyConnectStartOffset, offset)
+        case .proxyConnectEnd: Self.setOnce(&self.proxyConnectEndOffset, offset)
         case .secureConnectionStart: Self.setOnce(&self.secureConnectionStartOffset, offset)
         case .secureConnectionEnd: Self.setOnce(&self.secureConnectionEndOffset, offset)
         case .requestHeadSent: Self.setOnce(&self.requestHeadSentOffset, offset)
@@ -162,6 +182,8 @@ extension TransportMetrics: CustomReflectable {
                 "domainLookupEnd": self.domainLookupEnd as Any,
                 "connectStart": self.connectStart as Any,
                 "connectEnd": self.connectEnd as Any,
+                "proxyConnectStart": self.proxyConnectStart as Any,
+                "proxyConnectEnd": self.proxyConnectEnd as Any,
                 "secureConnectionStart": self.secureConnectionStart as Any,
                 "secureConnectionEnd": self.secureConnectionEnd as Any,
                 "requestHeadSent": self.requestHeadSent as Any,
@@ -173,6 +195,7 @@ extension TransportMetrics: CustomReflectable {
                 "bodyBytesSent": self.bodyBytesSent,
                 "bodyBytesReceived": self.bodyBytesReceived,
                 "isReusedConnection": self.isReusedConnection,
+                "isProxyConnection": self.isProxyConnection,
                 "remoteAddress": self.remoteAddress as Any,
                 "networkProtocolName": self.networkProtocolName as Any,
             ],

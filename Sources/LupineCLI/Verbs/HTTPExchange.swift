@@ -125,6 +125,7 @@ struct HTTPExchange {
             }
             if self.options.verbose {
                 manager.eventMonitors.append(CacheNotice())
+                manager.eventMonitors.append(RouteNotice(proxies: configuration.proxy, unixSocket: configuration.unixSocketPath))
             }
             let stored = try StoredState(options: self.options, manager: manager, request: &request)
             return (request, manager, stored)

@@ -115,6 +115,9 @@ import Testing
                 let (response, body) = try await transport.get(url)
                 #expect(response.status == .ok)
                 #expect(try Self.echoedHeaders(body)["Via"]?.contains("squid") == true)
+                // Forwarded, not tunnelled: a proxy connection with no tunnel phase.
+                #expect(response.metrics.isProxyConnection)
+                #expect(response.metrics.proxyConnectStart == nil && response.metrics.proxyConnectDuration == nil)
                 await transport.shutdown()
                 // squid logs the query as a bare `?`.
                 try await squid.waitForLogLine(containing: "GET \(server.baseURL.appending("/get").absoluteString)? ")
@@ -138,6 +141,14 @@ import Testing
             let (response, _) = try await transport.get(server.baseURL.appending("/get"))
             #expect(response.status == .ok)
             #expect(response.version == (http2 ? HTTPVersion(major: 2, minor: 0) : .http1_1))
+            // The tunnel's phase lies between the connect to the proxy and the TLS handshake.
+            let metrics = response.metrics
+            #expect(metrics.isProxyConnection)
+            let phases = [metrics.connectEnd, metrics.proxyConnectStart, metrics.proxyConnectEnd, metrics.secureConnectionStart]
+            #expect(phases.allSatisfy { $0 != nil }, "\(metrics)")
+            #expect(phases.compactMap { $0 } == phases.compactMap { $0 }.sorted(), "\(metrics)")
+            let (again, _) = try await transport.get(server.baseURL.appending("/get"))
+            #expect(again.metrics.isProxyConnection && again.metrics.isReusedConnection && again.metrics.proxyConnectStart == nil)
             let challenges = judged.withLockedValue { $0 }
             #expect(challenges.count == 1)
             #expect(challenges.first?.certificateChain.first == server.leafCertificateDER)
@@ -366,11 +377,14 @@ import Testing
             #expect(Data(byOption.output) == curl.stdout)
             let byEnvironment = try await LupineCommandLineTests.lupine(["get", url, "--print", "b"], environment: ["http_proxy": proxy])
             #expect(Data(byEnvironment.output) == curl.stdout)
-            let bypassed = try await LupineCommandLineTests.lupine(["get", url, "--print", "b"], environment: ["http_proxy": proxy, "no_proxy": "127.0.0.1"])
+            let bypassed = try await LupineCommandLineTests.lupine(["get", url, "--print", "b", "-v"], environment: ["http_proxy": proxy, "no_proxy": "127.0.0.1"])
             #expect(Data(bypassed.output) == curl.stdout)
+            #expect(!bypassed.stderr.contains("through the proxy"), "\(bypassed.stderr)")
+            let forwarded = try await LupineCommandLineTests.lupine(["get", url, "--print", "b", "-v"], environment: ["http_proxy": proxy])
+            #expect(forwarded.stderr.contains("lupine: through the proxy \(proxy), which forwards the request\n"), "\(forwarded.stderr)")
             // The readiness check's connection is logged too, as an error without a request.
             let lines = squid.accessLog.filter { $0.contains(" GET ") }
-            #expect(lines.count == 3, "\(lines.joined(separator: " | "))")  // curl's, --proxy's, the environment's
+            #expect(lines.count == 4, "\(lines.joined(separator: " | "))")  // curl's, --proxy's, the environment's, -v's
             let badSetting = try await LupineCommandLineTests.lupine(["get", url], environment: ["http_proxy": "ftp://user:secret@x:1"])
             #expect(badSetting.status == 1 && badSetting.stderr.contains("http_proxy") && !badSetting.stderr.contains("secret"), "\(badSetting.stderr)")
         }
@@ -400,6 +414,12 @@ import Testing
                 #expect(run.status == 0, "\(run.stderr)")
                 #expect(Data(run.output) == curl.stdout)
             }
+            // -v names the proxy and the tunnel, never the password.
+            let verbose = try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "--proxy", proxy, "--proxy-user", "alice:s3cret", "-v"])
+            #expect(verbose.status == 0, "\(verbose.stderr)")
+            #expect(verbose.stderr.contains("lupine: through the proxy http://alice@127.0.0.1:\(squid.port), by a CONNECT tunnel to 127.0.0.1:\(server.port)\n"), "\(verbose.stderr)")
+            #expect(verbose.stderr.contains("lupine: the proxy's tunnel opened in "))
+            #expect(!verbose.stderr.contains("s3cret"))
             let refused = try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "--proxy", proxy, "-v"])
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("127.0.0.1:\(squid.port)") && refused.stderr.contains("407"), "\(refused.stderr)")
@@ -433,6 +453,12 @@ import Testing
                     }
                 }
             }
+            let verbose = try await LupineCommandLineTests.lupine(["get", urls[0], "--cacert", root, "-x", "socks5h://alice:s3cret@127.0.0.1:\(locked.port)", "-v"])
+            #expect(
+                verbose.stderr.contains("through the proxy socks5h://alice@127.0.0.1:\(locked.port), by a SOCKS5 tunnel to localhost:\(server.port) (the proxy resolves the name)"),
+                "\(verbose.stderr)"
+            )
+            #expect(!verbose.stderr.contains("s3cret"))
             let refused = try await LupineCommandLineTests.lupine(["get", urls[1], "-x", "socks5://alice:wrong@127.0.0.1:\(locked.port)"])
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("refused the credentials") && !refused.stderr.contains("wrong"), "\(refused.stderr)")

@@ -139,7 +139,9 @@ import Testing
             let encoded = try #require(socket.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
             let byURL = try await LupineCommandLineTests.lupine(["get", "http+unix://\(encoded)/x", "--print", "b"])
             #expect(byURL.stdout == "over a socket: localhost /x\n", "\(byURL.stderr)")
-            #expect(nginx.accessLog.count == 3)
+            let verbose = try await LupineCommandLineTests.lupine(["get", "http://example.test/v", "--unix-socket", socket, "-v"])
+            #expect(verbose.stderr.contains("lupine: over the Unix domain socket \(socket)\n"), "\(verbose.stderr)")
+            #expect(nginx.accessLog.count == 4)
         } thenAlways: {
             await nginx.stop()
         }

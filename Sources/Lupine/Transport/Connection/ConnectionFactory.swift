@@ -114,6 +114,8 @@ struct ConnectionFactory: Sendable {
                     }
                     let established = channel.eventLoop.makePromise(of: Void.self)
                     established.futureResult.assumeIsolated().whenComplete { result in
+                        setup.mark(.proxyConnectStart)
+                        setup.mark(.proxyConnectEnd)
                         do {
                             try result.get()
                             try start()
@@ -157,6 +159,10 @@ struct ConnectionFactory: Sendable {
                 connected.fail(Self.connectError(error, key: key, timeout: connectTimeout))
             case .success(let channel):
                 setup.mark(.connectEnd)
+                // The tunnel is asked for as the connection to the proxy opens.
+                if key.proxy != nil, !key.isForwardedByProxy {
+                    setup.mark(.proxyConnectStart)
+                }
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
                 // Happy eyeballs may have initialised several channels: take the one that won.
                 guard
@@ -255,7 +261,7 @@ struct ConnectionFactory: Sendable {
             )
             try sync.addHandler(handler)
             let requests = HTTPConnection.Requests.http1(NIOLoopBound(handler, eventLoop: channel.eventLoop))
-            let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup)
+            let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup, isProxied: key.proxy != nil)
             return channel.eventLoop.makeSucceededFuture((connection, 1))
         }
         let http2 = NIOHTTP2Handler(
@@ -284,7 +290,7 @@ struct ConnectionFactory: Sendable {
             events.goingAway()
         }
         let requests = HTTPConnection.Requests.http2(NIOLoopBound(streams, eventLoop: channel.eventLoop))
-        let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup)
+        let connection = HTTPConnection(id: id, channel: channel, requests: requests, setup: setup, isProxied: key.proxy != nil)
         return watcher.ready.flatMapErrorThrowing { error in
             throw TransportError.invalidResponse(reason: "the server did not answer in HTTP/2: \(HTTP2StreamCodec.reason(error))")
         }.map { capacity in (connection, capacity) }

@@ -18,6 +18,8 @@ final class HTTPConnection: Sendable {
     /// Connection-setup timings, copied into the metrics of the first request only (read then:
     /// the connect's end is marked after the HTTP handlers are in place).
     private let setup: MetricsRecorder
+    /// Whether the connection goes through a proxy.
+    private let isProxied: Bool
     /// How many requests the connection has been given, and the peer as `ip:port`, worked out
     /// once at the first (the channel's address is read under a lock and formatted with
     /// `inet_ntop`; the connection is made before its channel has connected).
@@ -27,12 +29,14 @@ final class HTTPConnection: Sendable {
         id: PoolConnectionID,
         channel: any Channel,
         requests: Requests,
-        setup: MetricsRecorder
+        setup: MetricsRecorder,
+        isProxied: Bool
     ) {
         self.id = id
         self.channel = channel
         self.requests = requests
         self.setup = setup
+        self.isProxied = isProxied
     }
 
     var eventLoop: any EventLoop { self.channel.eventLoop }
@@ -59,8 +63,10 @@ final class HTTPConnection: Sendable {
         }
         let setup = served == 0 ? self.setup.snapshot : nil
         let protocolName = self.requests.protocolName
+        let isProxied = self.isProxied
         request.metrics.record { metrics in
             metrics.isReusedConnection = served > 0
+            metrics.isProxyConnection = isProxied
             metrics.remoteAddress = remoteAddress
             metrics.networkProtocolName = protocolName
             if let setup {
@@ -68,6 +74,8 @@ final class HTTPConnection: Sendable {
                 metrics.domainLookupEnd = setup.domainLookupEnd
                 metrics.connectStart = setup.connectStart
                 metrics.connectEnd = setup.connectEnd
+                metrics.proxyConnectStart = setup.proxyConnectStart
+                metrics.proxyConnectEnd = setup.proxyConnectEnd
                 metrics.secureConnectionStart = setup.secureConnectionStart
                 metrics.secureConnectionEnd = setup.secureConnectionEnd
             }
