@@ -27,8 +27,14 @@ public final class ProxyServer: Sendable {
     public static var hasSquid: Bool { FileManager.default.isExecutableFile(atPath: squid.path) }
     public static var hasMicrosocks: Bool { FileManager.default.isExecutableFile(atPath: microsocks.path) }
 
-    /// squid in `folder`, taking anyone, or only `user` with `password` (Basic) when given.
-    public static func startSquid(in folder: URL, user: String? = nil, password: String? = nil) async throws -> ProxyServer {
+    /// squid in `folder`, taking anyone, or only `user` with `password` (Basic) when given; over
+    /// TLS (an HTTPS proxy) with the PEM files `tls` names, when given.
+    public static func startSquid(
+        in folder: URL,
+        user: String? = nil,
+        password: String? = nil,
+        tls: (certificate: String, key: String)? = nil
+    ) async throws -> ProxyServer {
         // squid drops its privileges to its own user, which must write its logs here.
         chmod(folder.path, 0o777)
         let path = folder.path
@@ -57,8 +63,9 @@ public final class ProxyServer: Sendable {
                 """
         }
         return try await Self.start(in: folder, what: "squid") { port in
+            let listener = tls.map { "https_port 127.0.0.1:\(port) tls-cert=\($0.certificate) tls-key=\($0.key)" } ?? "http_port 127.0.0.1:\(port)"
             let configuration = """
-                http_port 127.0.0.1:\(port)
+                \(listener)
                 pid_filename \(path)/squid.pid
                 access_log stdio:\(path)/access.log
                 cache_log \(path)/cache.log

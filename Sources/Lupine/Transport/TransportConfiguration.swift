@@ -29,6 +29,10 @@ public struct TransportConfiguration: Sendable {
     /// reaches every host directly. ``ProxySettings/environment(_:)`` follows the environment
     /// as curl does.
     public var proxy: ProxySettings?
+    /// Decides whether an HTTPS proxy's own certificate is trusted (by the proxy's host name);
+    /// the system's roots by default. It never judges an origin: through a tunnel, the origin's
+    /// certificate goes to ``serverTrustEvaluator`` or a request's own.
+    public var proxyTrustEvaluator: ServerTrustEvaluator
     /// The certificate and key TLS connections present to a server that asks for one (mutual
     /// TLS); `nil` presents none.
     public var clientIdentity: ClientIdentity?
@@ -51,6 +55,7 @@ public struct TransportConfiguration: Sendable {
         hostAddresses: [String: String] = [:],
         httpVersion: HTTPVersionSelection = .automatic,
         proxy: ProxySettings? = nil,
+        proxyTrustEvaluator: ServerTrustEvaluator = .system,
         clientIdentity: ClientIdentity? = nil,
         unixSocketPath: String? = nil
     ) {
@@ -65,6 +70,7 @@ public struct TransportConfiguration: Sendable {
         self.hostAddresses = hostAddresses
         self.httpVersion = httpVersion
         self.proxy = proxy
+        self.proxyTrustEvaluator = proxyTrustEvaluator
         self.clientIdentity = clientIdentity
         self.unixSocketPath = unixSocketPath
     }

@@ -113,6 +113,7 @@ struct HTTPExchange {
                 decompressesResponses: !self.options.removesAcceptEncoding,
                 httpVersion: self.options.httpVersion,
                 proxy: try self.options.proxySettings(),
+                proxyTrustEvaluator: try self.options.proxyTrustEvaluator(),
                 clientIdentity: try self.options.clientIdentity(),
                 unixSocketPath: self.options.unixSocket
             )

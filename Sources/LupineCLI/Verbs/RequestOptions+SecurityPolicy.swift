@@ -34,6 +34,18 @@ extension RequestOptions {
         return policy
     }
 
+    /// How an HTTPS proxy's own certificate is judged: `--proxy-cacert` roots beside the
+    /// system's, or not at all with `--proxy-insecure`.
+    func proxyTrustEvaluator() throws -> ServerTrustEvaluator {
+        var policy = SecurityPolicy()
+        for path in self.proxyTrustedRootFiles {
+            policy.additionalTrustRoots.formUnion(try SecurityPolicy.certificates(inFile: Self.fileURL(path)))
+        }
+        policy.allowInvalidCertificates = self.proxyInsecure
+        policy.validatesDomainName = !self.proxyInsecure
+        return policy.makeServerTrustEvaluator()
+    }
+
     private static func fileURL(_ path: String) -> URL {
         LocalPath.url(path)
     }

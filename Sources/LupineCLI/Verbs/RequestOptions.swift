@@ -142,7 +142,10 @@ struct RequestOptions: ParsableArguments {
 
     @Option(
         name: [.customShort("x"), .customLong("proxy")],
-        help: ArgumentHelp("Go through this proxy (http://, socks5://, socks5h://; host:port is an HTTP proxy), instead of the environment's.", valueName: "url")
+        help: ArgumentHelp(
+            "Go through this proxy (http://, https://, socks5://, socks5h://; host:port is an HTTP proxy), instead of the environment's.",
+            valueName: "url"
+        )
     )
     var proxy: String?
 
@@ -151,6 +154,15 @@ struct RequestOptions: ParsableArguments {
 
     @Option(name: .customLong("proxy-user"), help: ArgumentHelp("The proxy's user name and password.", valueName: "user:password"))
     var proxyUser: String?
+
+    @Option(
+        name: .customLong("proxy-cacert"),
+        help: ArgumentHelp("Trust this root certificate (DER or PEM) for an HTTPS proxy, besides the system's. Repeatable.", valueName: "file")
+    )
+    var proxyTrustedRootFiles: [String] = []
+
+    @Flag(name: .customLong("proxy-insecure"), help: "Do not verify an HTTPS proxy's own certificate (the server's still is).")
+    var proxyInsecure = false
 
     /// The proxies: the environment's, as curl reads it, or `--proxy`'s, with `--noproxy` and
     /// `--proxy-user` applied.

@@ -37,9 +37,9 @@ struct RouteNotice: EventMonitor {
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         switch proxy.kind {
-        case .http where scheme == "http":
+        case .http where scheme == "http", .https where scheme == "http":
             return "through the proxy \(proxy), which forwards the request"
-        case .http:
+        case .http, .https:
             return "through the proxy \(proxy), by a CONNECT tunnel to \(target)"
         case .socks5:
             return "through the proxy \(proxy), by a SOCKS5 tunnel to \(target) (the name resolved here)"

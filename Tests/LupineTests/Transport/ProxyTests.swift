@@ -23,7 +23,9 @@ import Testing
         #expect(socks.credentials == Proxy.Credentials(user: "al@ice", password: "p:ss"))
         #expect(socks.description == "socks5h://al@ice@[::1]:1081")
         #expect(!socks.description.contains("p:ss"))
-        for bad in ["ftp://proxy:21", "https://proxy:443", "http://", "http://proxy:99999"] {
+        let secure = try Proxy(url: "https://proxy.example")
+        #expect(secure.kind == .https && secure.port == 443)
+        for bad in ["ftp://proxy:21", "http://", "http://proxy:99999", "https://proxy:0"] {
             #expect(throws: ProxyError.self) { try Proxy(url: bad) }
         }
         #expect {
@@ -186,6 +188,86 @@ import Testing
                 try await squid.waitForLogLine(containing: "/anything/session")
                 #expect(squid.accessLog.contains { $0.contains("/anything/request") })
                 #expect(!squid.accessLog.contains { $0.contains("/anything/none") })
+            }
+        }
+    }
+
+    /// squid spoken to over TLS (an HTTPS proxy), its certificate issued for 127.0.0.1 by a root
+    /// written to the folder as `proxy-ca.pem`.
+    static func withHTTPSSquid<Result>(
+        user: String? = nil,
+        password: String? = nil,
+        _ body: (ProxyServer, _ root: TestCertificateAuthority, _ rootFile: String) async throws -> Result
+    ) async throws -> Result {
+        let folder = try temporaryFolder()
+        let root = try TestCertificateAuthority(commonName: "Proxy Root")
+        let leaf = try root.issueLeaf(commonName: "127.0.0.1", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        let files = (root: folder.appending(path: "proxy-ca.pem"), certificate: folder.appending(path: "proxy.pem"), key: folder.appending(path: "proxy.key"))
+        try Data(root.certificatePEM.utf8).write(to: files.root)
+        try Data(leaf.certificatePEM.utf8).write(to: files.certificate)
+        try Data(try leaf.privateKeyPEM().utf8).write(to: files.key)
+        chmod(files.key.path, 0o644)
+        let squid = try await ProxyServer.startSquid(in: folder, user: user, password: password, tls: (files.certificate.path, files.key.path))
+        return try await running {
+            try await body(squid, root, files.root.path)
+        } thenAlways: {
+            await squid.stop()
+        }
+    }
+
+    /// An HTTPS proxy: TLS to squid judged by the proxy trust hook, then a CONNECT tunnel whose
+    /// origin certificate the origin's hook alone judges (over HTTP/1.1 and h2), or a plain
+    /// request forwarded over the TLS connection; a proxy certificate the hook refuses fails
+    /// typed, naming the proxy.
+    @Test(.enabled(if: ProxyServer.hasSquid)) func anHTTPSProxyIsSpokenToOverTLS() async throws {
+        try await Self.withHTTPSSquid(user: "alice", password: "s3cret") { squid, root, _ in
+            let origin = try await LupineTestServer.start(.init(tls: true, http2: true))
+            let plain = try await LupineTestServer.start()
+            try await running {
+                let judged = NIOLockedValueBox<[String]>([])
+                let proxy = try Proxy(url: "https://alice:s3cret@127.0.0.1:\(squid.port)")
+                let transport = NIOTransport(
+                    configuration: TransportConfiguration(
+                        connectTimeout: .seconds(60),
+                        serverTrustEvaluator: ServerTrustEvaluator { challenge in
+                            judged.withLockedValue { $0.append(challenge.host) }
+                            return challenge.certificateChain.first == origin.leafCertificateDER ? .trusted : .rejected(reason: "not the origin")
+                        },
+                        proxy: try ProxySettings(httpProxy: proxy, httpsProxy: proxy),
+                        proxyTrustEvaluator: .verifying(trustRoots: [root.certificateDER], includingSystemRoots: false)
+                    )
+                )
+                defer { Task { await transport.shutdown() } }
+                for version in [HTTPVersionSelection.automatic, .http1] {
+                    var request = TransportRequest(url: origin.baseURL.appending("/get"), cancellation: TransportCancellation())
+                    request.httpVersion = version
+                    let (response, body) = try await transport.fetch(request)
+                    #expect(response.status == .ok)
+                    #expect(response.version == (version == .http1 ? .http1_1 : HTTPVersion(major: 2, minor: 0)))
+                    #expect(response.metrics.isProxyConnection && response.metrics.proxyConnectDuration != nil)
+                    #expect(try Self.echoedHeaders(body)["Proxy-Authorization"] == nil)
+                }
+                #expect(judged.withLockedValue { $0 } == ["127.0.0.1", "127.0.0.1"])
+                let (forwarded, forwardedBody) = try await transport.get(plain.baseURL.appending("/get"))
+                #expect(forwarded.status == .ok)
+                let headers = try Self.echoedHeaders(forwardedBody)
+                #expect(headers["Via"]?.contains("squid") == true && headers["Proxy-Authorization"] == nil)
+
+                // The system's roots do not know the proxy's: refused before anything is sent.
+                let strict = NIOTransport(configuration: TransportConfiguration(connectTimeout: .seconds(60), proxy: try ProxySettings(httpProxy: proxy, httpsProxy: proxy)))
+                defer { Task { await strict.shutdown() } }
+                await #expect {
+                    _ = try await strict.get(plain.baseURL.appending("/get"))
+                } throws: { error in
+                    guard case TransportError.proxyFailed(let named, let reason) = error else { return false }
+                    return named == "127.0.0.1:\(squid.port)" && reason.contains("its certificate is not trusted")
+                }
+                await transport.shutdown()
+                await strict.shutdown()
+                try await squid.waitForLogLine(containing: "CONNECT 127.0.0.1:\(origin.port)")
+            } thenAlways: {
+                await origin.stop()
+                await plain.stop()
             }
         }
     }
@@ -424,6 +506,37 @@ import Testing
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("127.0.0.1:\(squid.port)") && refused.stderr.contains("407"), "\(refused.stderr)")
             try await squid.waitForLogLine(containing: "CONNECT 127.0.0.1:\(server.port)")
+        }
+    }
+
+    /// `lupine get` through an HTTPS proxy (`-x https://…` with `--proxy-cacert`, or
+    /// `--proxy-insecure`), for https and http, gets what curl gets; without the proxy's root it
+    /// fails naming the proxy.
+    @Test(.enabled(if: ProxyServer.hasSquid && Curl.isInstalled)) func theCommandLineGoesThroughAnHTTPSProxyAsCurlDoes() async throws {
+        try await Self.withHTTPSSquid { squid, _, proxyRoot in
+            let origin = try await LupineTestServer.start(.init(tls: true, http2: true))
+            let plain = try await LupineTestServer.start()
+            try await running {
+                let folder = try temporaryFolder()
+                let root = folder.appending(path: "ca.pem").path
+                try Data(try #require(origin.certificateAuthorityPEM).utf8).write(to: URL(fileURLWithPath: root))
+                let proxy = "https://127.0.0.1:\(squid.port)"
+                for url in [origin.baseURL.appending("/bytes/3000?seed=8").absoluteString, plain.baseURL.appending("/bytes/3000?seed=9").absoluteString] {
+                    let curl = try await Curl.run(["-s", "--cacert", root, "-x", proxy, "--proxy-cacert", proxyRoot, url])
+                    #expect(curl.stdout.count == 3000, "\(curl.stderr)")
+                    for trust in [["--proxy-cacert", proxyRoot], ["--proxy-insecure"]] {
+                        let lupine = try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "-x", proxy, "--print", "b"] + trust)
+                        #expect(lupine.status == 0, "\(url) \(trust): \(lupine.stderr)")
+                        #expect(Data(lupine.output) == curl.stdout)
+                    }
+                    let untrusted = try await LupineCommandLineTests.lupine(["get", url, "--cacert", root, "-x", proxy])
+                    #expect(untrusted.status != 0)
+                    #expect(untrusted.stderr.contains("127.0.0.1:\(squid.port)") && untrusted.stderr.contains("not trusted"), "\(untrusted.stderr)")
+                }
+            } thenAlways: {
+                await origin.stop()
+                await plain.stop()
+            }
         }
     }
 

@@ -14,9 +14,10 @@ struct ConnectionFactory: Sendable {
     /// The TLS settings of every connection but ALPN's names.
     private let tls: TLSConfiguration
     /// The TLS contexts connections share, one per ``HTTPVersionSelection`` (they offer
-    /// different names by ALPN), or why one could not be made (reported per `https` request).
-    /// The configuration's own is made at once; one a request asks for is made when first needed.
-    private let sslContexts: NIOLockedValueBox<[HTTPVersionSelection: Result<NIOSSLContext, any Error>]>
+    /// different names by ALPN), or why one could not be made (reported per `https` request);
+    /// under `nil`, an HTTPS proxy's (HTTP/1.1, no client identity). The configuration's own is
+    /// made at once; another is made when first needed.
+    private let sslContexts: NIOLockedValueBox<[HTTPVersionSelection?: Result<NIOSSLContext, any Error>]>
 
     init(configuration: TransportConfiguration) {
         self.configuration = configuration
@@ -36,8 +37,8 @@ struct ConnectionFactory: Sendable {
         self.sslContexts = NIOLockedValueBox([configuration.httpVersion: Self.makeContext(tls, offering: configuration.httpVersion)])
     }
 
-    /// The TLS context of connections that may speak `version`.
-    func sslContext(for version: HTTPVersionSelection) throws -> NIOSSLContext {
+    /// The TLS context of connections that may speak `version`, or of an HTTPS proxy for `nil`.
+    func sslContext(for version: HTTPVersionSelection?) throws -> NIOSSLContext {
         try self.sslContexts.withLockedValue { contexts in
             if let made = contexts[version] {
                 return made
@@ -48,8 +49,14 @@ struct ConnectionFactory: Sendable {
         }.get()
     }
 
-    private static func makeContext(_ tls: TLSConfiguration, offering version: HTTPVersionSelection) -> Result<NIOSSLContext, any Error> {
+    private static func makeContext(_ tls: TLSConfiguration, offering version: HTTPVersionSelection?) -> Result<NIOSSLContext, any Error> {
         var tls = tls
+        guard let version else {
+            tls.applicationProtocols = HTTPVersionSelection.http1.applicationProtocols
+            tls.certificateChain = []
+            tls.privateKey = nil
+            return Result { try NIOSSLContext(configuration: tls) }
+        }
         tls.applicationProtocols = version.applicationProtocols
         return Result { try NIOSSLContext(configuration: tls) }
     }
@@ -109,8 +116,22 @@ struct ConnectionFactory: Sendable {
                     let start = { () throws -> Void in
                         try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
                     }
-                    guard let proxy = key.proxy, key.scheme == .https || proxy.kind != .http else {
+                    guard let proxy = key.proxy else {
                         return try start()
+                    }
+                    guard !key.isForwardedByProxy else {
+                        // Over TLS to the proxy, the connection is ready once the handshake is.
+                        guard let handshake = try self.addProxyTLS(on: channel, proxy: proxy, readiness: readiness) else {
+                            return try start()
+                        }
+                        handshake.assumeIsolated().whenSuccess {
+                            do {
+                                try start()
+                            } catch {
+                                readiness.ready.fail(error)
+                            }
+                        }
+                        return
                     }
                     let established = channel.eventLoop.makePromise(of: Void.self)
                     established.futureResult.assumeIsolated().whenComplete { result in
@@ -124,12 +145,13 @@ struct ConnectionFactory: Sendable {
                         }
                     }
                     let tunnel: any ChannelHandler =
-                        proxy.kind == .http
+                        proxy.speaksHTTP
                         ? HTTPConnectTunnel(proxy: proxy, host: key.host, port: key.port, established: established)
                         : SOCKS5Tunnel(proxy: proxy, host: key.host, port: key.port, eventLoop: channel.eventLoop, established: established)
                     // Ahead of the readiness handler, so that a proxy closing mid-handshake is
                     // reported as the proxy's failure, not as a connection closed.
                     try channel.pipeline.syncOperations.addHandler(tunnel, position: .first)
+                    _ = try self.addProxyTLS(on: channel, proxy: proxy, readiness: readiness)
                 }
             }
 
@@ -180,6 +202,35 @@ struct ConnectionFactory: Sendable {
         return connected.futureResult
     }
 
+    /// For an HTTPS proxy, puts TLS to the proxy under everything else on `channel`, its
+    /// certificate judged by the configuration's proxy trust hook; a failed handshake fails the
+    /// connection naming the proxy. Returns when the handshake completes (`nil` for a proxy
+    /// spoken to in the clear).
+    private func addProxyTLS(on channel: any Channel, proxy: Proxy, readiness: Readiness) throws -> EventLoopFuture<Void>? {
+        guard proxy.kind == .https else { return nil }
+        let rejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
+        let handler = try Self.makeTLSHandler(
+            context: self.sslContext(for: nil),
+            host: proxy.host,
+            evaluator: self.configuration.proxyTrustEvaluator,
+            rejection: rejection
+        )
+        let observer = TLSHandshakeObserver(eventLoop: channel.eventLoop)
+        try channel.pipeline.syncOperations.addHandler(observer, position: .first)
+        try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+        let ready = readiness.ready
+        observer.handshakeCompleted.whenFailure { error in
+            let reason =
+                if let rejected = rejection.withLockedValue({ $0 }) {
+                    "its certificate is not trusted: \(rejected.reason)"
+                } else {
+                    "the TLS handshake with it failed: \(TransportErrorWords.describe(error))"
+                }
+            ready.fail(TransportError.proxyFailed(proxy: proxy.endpoint, reason: reason))
+        }
+        return observer.handshakeCompleted
+    }
+
     /// Adds the handlers that run on `channel` once it reaches the origin (directly, or through
     /// a proxy's tunnel): TLS with the trust hook for `https`, then those of the HTTP version.
     private func addHandlers(
@@ -200,7 +251,7 @@ struct ConnectionFactory: Sendable {
         let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
         let tlsHandler = try Self.makeTLSHandler(
             context: self.sslContext(for: key.httpVersion),
-            key: key,
+            host: key.host,
             evaluator: evaluator,
             rejection: trustRejection
         )
@@ -322,18 +373,18 @@ struct ConnectionFactory: Sendable {
 
     private static func makeTLSHandler(
         context: NIOSSLContext,
-        key: PoolKey,
+        host: String,
         evaluator: ServerTrustEvaluator,
         rejection: NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>
     ) throws -> NIOSSLClientHandler {
         // SNI carries names only, never literal addresses.
-        let isAddress = (try? SocketAddress(ipAddress: key.host, port: 0)) != nil
+        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
         return try NIOSSLClientHandler(
             context: context,
-            serverHostname: isAddress ? nil : key.host,
+            serverHostname: isAddress ? nil : host,
             customVerificationCallback: { certificates, promise in
                 let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
-                let challenge = ServerTrustChallenge(host: key.host, certificateChain: chain)
+                let challenge = ServerTrustChallenge(host: host, certificateChain: chain)
                 Task {
                     switch await evaluator.evaluate(challenge) {
                     case .trusted:

@@ -67,7 +67,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// than straight, or through a tunnel, to the origin: they then carry the absolute URL and
     /// the proxy's credentials.
     var isForwardedByProxy: Bool {
-        self.proxy?.kind == .http && self.scheme == .http
+        self.proxy?.speaksHTTP == true && self.scheme == .http
     }
 
     /// The `Host` header value: the host, bracketed when it is an IPv6 address, and a port unless it is the default.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A proxy requests go through: an HTTP proxy (plain requests forwarded, `https` ones through a
-/// `CONNECT` tunnel) or a SOCKS5 proxy (a tunnel for both), with the credentials it asks for.
+/// `CONNECT` tunnel), the same spoken over TLS (an HTTPS proxy), or a SOCKS5 proxy (a tunnel for
+/// both), with the credentials it asks for.
 ///
 /// Credentials go to the proxy alone: never to an origin, never through a tunnel, and never into
 /// a description, an error or `-v` output (``description`` shows the user name at most).
@@ -11,6 +12,10 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         /// An HTTP proxy (`http://`): `http` requests are forwarded in absolute form, `https`
         /// ones go through a `CONNECT` tunnel.
         case http
+        /// An HTTP proxy spoken to over TLS (`https://`, as curl's): its own certificate is judged
+        /// by ``TransportConfiguration/proxyTrustEvaluator``, and an `https` origin's inside the
+        /// tunnel by the origin's trust hook.
+        case https
         /// SOCKS5 (`socks5://`), names resolved here.
         case socks5
         /// SOCKS5 (`socks5h://`), names resolved by the proxy.
@@ -42,8 +47,8 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A proxy from a URL as curl takes it: `http://[user:password@]host[:port]` (port 1080 by
-    /// default, as curl's), `socks5://…` or `socks5h://…` (port 1080), or a bare `host:port`
-    /// (an HTTP proxy). Credentials in the URL are percent-decoded.
+    /// default, as curl's), `https://…` (port 443), `socks5://…` or `socks5h://…` (port 1080), or
+    /// a bare `host:port` (an HTTP proxy). Credentials in the URL are percent-decoded.
     public init(url text: String) throws(ProxyError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
@@ -53,17 +58,16 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         let kind: Kind
         switch scheme {
         case "http": kind = .http
+        case "https": kind = .https
         case "socks5": kind = .socks5
         case "socks5h": kind = .socks5h
-        case "https":
-            throw ProxyError(reason: "HTTPS proxies (TLS to the proxy itself) are not supported yet; use http:// or socks5://")
         default:
-            throw ProxyError(reason: "the proxy scheme \(MessageText.oneLine(scheme)) is not supported; use http://, socks5:// or socks5h://")
+            throw ProxyError(reason: "the proxy scheme \(MessageText.oneLine(scheme)) is not supported; use http://, https://, socks5:// or socks5h://")
         }
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw ProxyError(reason: "\(Self.redacted(text)) names no proxy host")
         }
-        let port = url.port ?? 1080
+        let port = url.port ?? (kind == .https ? 443 : 1080)
         guard (1...65535).contains(port) else {
             throw ProxyError(reason: "\(Self.redacted(text)) has no valid port")
         }
@@ -83,6 +87,10 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         let user = self.credentials.map { "\(MessageText.oneLine($0.user))@" } ?? ""
         return "\(self.kind.rawValue)://\(user)\(host):\(self.port)"
     }
+
+    /// Whether it speaks HTTP (forwarding plain requests, `CONNECT` for the others), in the
+    /// clear or over TLS.
+    var speaksHTTP: Bool { self.kind == .http || self.kind == .https }
 
     /// `host:port`, as errors name the proxy.
     var endpoint: String {
