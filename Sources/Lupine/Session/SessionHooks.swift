@@ -14,6 +14,13 @@ public struct SessionHooks: Sendable {
     public var willPerformRedirection: (@Sendable (SessionTask, ResponseHead, Request) -> Request?)?
     /// Asked when the server demands credentials.
     public var didReceiveChallenge: (@Sendable (SessionTask, AuthenticationChallenge) -> AuthenticationDisposition)?
+    /// Asked, while a connection's TLS handshake runs, for the identity to present to a server
+    /// that requests a client certificate (mutual TLS; AFNetworking's
+    /// `NSURLAuthenticationMethodClientCertificate` challenge), or `nil` to present the
+    /// transport's own, if any. Only a server that asks causes a call. The session's hook is
+    /// one provider for all its tasks, so their connections are shared; a task's own hook gets
+    /// connections of its own.
+    public var didReceiveClientCertificateChallenge: (@Sendable (ClientCertificateChallenge) async -> ClientIdentity?)?
     /// Asked when a response head arrives.
     public var didReceiveResponse: (@Sendable (SessionTask, ResponseHead) -> ResponseDisposition)?
     /// Told about each body chunk as it arrives.
@@ -34,6 +41,7 @@ public struct SessionHooks: Sendable {
         var merged = self
         merged.willPerformRedirection = override.willPerformRedirection ?? self.willPerformRedirection
         merged.didReceiveChallenge = override.didReceiveChallenge ?? self.didReceiveChallenge
+        merged.didReceiveClientCertificateChallenge = override.didReceiveClientCertificateChallenge ?? self.didReceiveClientCertificateChallenge
         merged.didReceiveResponse = override.didReceiveResponse ?? self.didReceiveResponse
         merged.didReceiveData = override.didReceiveData ?? self.didReceiveData
         merged.didComplete = override.didComplete ?? self.didComplete

@@ -20,7 +20,14 @@ open class SessionManager: @unchecked Sendable {
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var responseSerializer: any ResponseSerializer = JSONResponseSerializer()
-        var hooks = SessionHooks()
+        var hooks = SessionHooks() {
+            didSet {
+                // One provider for as long as the hook is the session's: its connections pool.
+                self.clientIdentityProvider = self.hooks.didReceiveClientCertificateChallenge.map(ClientIdentityProvider.init)
+            }
+        }
+        /// Made from `hooks.didReceiveClientCertificateChallenge` whenever the hooks are set.
+        var clientIdentityProvider: ClientIdentityProvider?
         var eventMonitors: [any EventMonitor] = []
         var maximumRedirects = 10
         var downloadDirectory = FileManager.default.temporaryDirectory
@@ -234,6 +241,8 @@ open class SessionManager: @unchecked Sendable {
                 maximumRedirects: settings.maximumRedirects,
                 credential: settings.credential,
                 serverTrustEvaluator: settings.serverTrustEvaluator,
+                clientIdentityProvider: taskHooks.didReceiveClientCertificateChallenge.map(ClientIdentityProvider.init)
+                    ?? settings.clientIdentityProvider,
                 logger: settings.logger
             )
             let isInvalidated = settings.isInvalidated

@@ -81,7 +81,8 @@ public final class NIOTransport: Transport {
             trustEvaluator: request.serverTrustEvaluator ?? self.configuration.serverTrustEvaluator,
             socketPath: self.configuration.unixSocketPath,
             proxies: request.proxy ?? self.configuration.proxy,
-            httpVersion: request.httpVersion ?? self.configuration.httpVersion
+            httpVersion: request.httpVersion ?? self.configuration.httpVersion,
+            clientIdentityProvider: request.clientIdentityProvider ?? self.configuration.clientIdentityProvider
         )
         let metrics = MetricsRecorder()
         let deadline = (request.timeout ?? self.configuration.requestTimeout).map { (NIODeadline.now() + $0, $0) }

@@ -36,6 +36,9 @@ public struct TransportConfiguration: Sendable {
     /// The certificate and key TLS connections present to a server that asks for one (mutual
     /// TLS); `nil` presents none.
     public var clientIdentity: ClientIdentity?
+    /// Asked for the identity to present when a server requests a client certificate (before
+    /// ``clientIdentity``, which stays the answer when it returns `nil`); `nil` asks nothing.
+    public var clientIdentityProvider: ClientIdentityProvider?
     /// A Unix domain socket every request is sent to, instead of its URL's host and port, as
     /// curl's `--unix-socket`: the URL still names the server (`Host`, and for `https` the name
     /// TLS sends and checks). A single request reaches a socket with an `http+unix` or
@@ -57,6 +60,7 @@ public struct TransportConfiguration: Sendable {
         proxy: ProxySettings? = nil,
         proxyTrustEvaluator: ServerTrustEvaluator = .system,
         clientIdentity: ClientIdentity? = nil,
+        clientIdentityProvider: ClientIdentityProvider? = nil,
         unixSocketPath: String? = nil
     ) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
@@ -72,6 +76,7 @@ public struct TransportConfiguration: Sendable {
         self.proxy = proxy
         self.proxyTrustEvaluator = proxyTrustEvaluator
         self.clientIdentity = clientIdentity
+        self.clientIdentityProvider = clientIdentityProvider
         self.unixSocketPath = unixSocketPath
     }
 }

@@ -29,6 +29,10 @@ public struct TransportRequest: Sendable {
     /// and an empty ``ProxySettings/init(httpProxy:httpsProxy:noProxy:)`` sends it straight to
     /// the origin. Connections are pooled per proxy.
     public var proxy: ProxySettings?
+    /// Asked for a client certificate when an `https` server requests one; `nil` uses the
+    /// transport's ``TransportConfiguration/clientIdentityProvider``. Connections are pooled per
+    /// provider.
+    public var clientIdentityProvider: ClientIdentityProvider?
     /// The handle that cancels the request without cancelling the Swift task running it. Every
     /// request has one, and every ``Transport`` stops on it: a transport that wraps another (a
     /// cache, a retry layer, a recorder) and builds requests of its own must pass it on.

@@ -1,6 +1,7 @@
 import Foundation
 import Lupine
 import LupineTestServer
+import NIOConcurrencyHelpers
 import LupineTestSupport
 import NIOCore
 import NIOHTTP1
@@ -70,6 +71,70 @@ import Glibc
             await #expect(throws: TransportError.self) {
                 _ = try await Self.get(server.baseURL.appending("/get"), presenting: identity)
             }
+        }
+    }
+
+    // MARK: Asked when the server asks
+
+    /// A provider is asked only when a server requests a certificate, once per connection, with
+    /// the host and port; its answer opens the server over both versions, and `nil` presents none.
+    @Test(arguments: [false, true]) func aProviderIsAskedOnlyWhenTheServerAsks(http2: Bool) async throws {
+        try await Self.withServer(http2: http2) { server in
+            let issued = try server.issueClientCertificate()
+            let identity = try ClientIdentity(certificateChain: Array(issued.certificatePEM.utf8), privateKey: Array(try issued.privateKeyPEM().utf8))
+            let asked = NIOLockedValueBox<[ClientCertificateChallenge]>([])
+            let provider = ClientIdentityProvider { challenge in
+                asked.withLockedValue { $0.append(challenge) }
+                return identity
+            }
+            let transport = NIOTransport(configuration: TransportConfiguration(serverTrustEvaluator: Self.trusting, clientIdentityProvider: provider))
+            try await running {
+                for _ in 0..<3 {
+                    let (response, _) = try await transport.get(server.baseURL.appending("/get"))
+                    #expect(response.version == (http2 ? HTTPVersion(major: 2, minor: 0) : .http1_1))
+                }
+                #expect(asked.withLockedValue { $0 } == [ClientCertificateChallenge(host: "127.0.0.1", port: server.port)])
+                // A request's own provider that answers nil presents nothing, and is refused.
+                var request = TransportRequest(url: server.baseURL.appending("/get"), cancellation: TransportCancellation())
+                request.clientIdentityProvider = ClientIdentityProvider { _ in nil }
+                await #expect(throws: TransportError.self) { _ = try await transport.fetch(request) }
+            } thenAlways: {
+                await transport.shutdown()
+            }
+            // A server that does not ask gets no question.
+            let plain = try await LupineTestServer.start(.init(tls: true, http2: http2))
+            let quiet = NIOTransport(configuration: TransportConfiguration(serverTrustEvaluator: Self.trusting, clientIdentityProvider: provider))
+            try await running {
+                let (response, _) = try await quiet.get(plain.baseURL.appending("/get"))
+                #expect(response.status == .ok)
+                #expect(asked.withLockedValue { $0.count } == 1)
+            } thenAlways: {
+                await quiet.shutdown()
+                await plain.stop()
+            }
+        }
+    }
+
+    /// The session's client-certificate hook, set after the session was made (as AFNetworking's
+    /// block), answers the server's request; without it the request fails.
+    @Test func theSessionsHookAnswersAClientCertificateChallenge() async throws {
+        try await Self.withServer { server in
+            let issued = try server.issueClientCertificate()
+            let identity = try ClientIdentity(certificateChain: Array(issued.certificatePEM.utf8), privateKey: Array(try issued.privateKeyPEM().utf8))
+            let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration(serverTrustEvaluator: Self.trusting))
+            defer { manager.invalidateSession(cancelingTasks: true) }
+            manager.responseSerializer = HTTPResponseSerializer()
+            await #expect(throws: LupineError.self) { _ = try await manager.get("get?without=identity") }
+            let asked = NIOLockedValueBox(0)
+            manager.hooks.didReceiveClientCertificateChallenge = { challenge in
+                asked.withLockedValue { $0 += 1 }
+                return challenge.host == "127.0.0.1" ? identity : nil
+            }
+            for index in 0..<3 {
+                let response = try await manager.get("get?index=\(index)")
+                #expect(response.head?.statusCode == 200)
+            }
+            #expect(asked.withLockedValue { $0 } == 1)
         }
     }
 

@@ -27,6 +27,7 @@ extension RequestExecutor {
             maximumRedirects: 0,
             credential: self.credential,
             serverTrustEvaluator: self.serverTrustEvaluator,
+            clientIdentityProvider: self.clientIdentityProvider,
             logger: self.logger
         )
         let background = DataTask(

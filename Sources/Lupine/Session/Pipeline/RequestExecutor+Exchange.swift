@@ -29,6 +29,7 @@ extension RequestExecutor {
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(sent, task: task))
             var transportRequest = TransportRequest(sent, progress: task.delegate, cancellation: task.transportCancellation)
             transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
+            transportRequest.clientIdentityProvider = self.clientIdentityProvider
             let response = try await self.transport.execute(transportRequest)
             let head = ResponseHead(status: response.status, headers: response.headers, url: request.url, version: response.version)
             self.logger.debug("Received response", metadata: RequestLogMetadata.response(head, task: task))

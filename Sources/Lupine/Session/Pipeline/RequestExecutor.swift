@@ -58,6 +58,8 @@ final class RequestExecutor: Sendable {
     let credential: Credential?
     /// The session's trust hook; `nil` for the transport's own.
     let serverTrustEvaluator: ServerTrustEvaluator?
+    /// Answers a server's request for a client certificate; `nil` for the transport's own.
+    let clientIdentityProvider: ClientIdentityProvider?
     let logger: Logger
 
     init(
@@ -67,6 +69,7 @@ final class RequestExecutor: Sendable {
         maximumRedirects: Int,
         credential: Credential?,
         serverTrustEvaluator: ServerTrustEvaluator?,
+        clientIdentityProvider: ClientIdentityProvider?,
         logger: Logger
     ) {
         self.transport = transport
@@ -75,6 +78,7 @@ final class RequestExecutor: Sendable {
         self.maximumRedirects = maximumRedirects
         self.credential = credential
         self.serverTrustEvaluator = serverTrustEvaluator
+        self.clientIdentityProvider = clientIdentityProvider
         self.logger = logger
     }
 

@@ -49,6 +49,26 @@ struct ConnectionFactory: Sendable {
         }.get()
     }
 
+    /// A context of this connection's own for `key`, whose server's request for a client
+    /// certificate `provider` answers (BoringSSL asks through the certificate callback only
+    /// when the server sends a CertificateRequest).
+    private func sslContext(for key: PoolKey, askingFor provider: ClientIdentityProvider) throws -> NIOSSLContext {
+        var tls = self.tls
+        tls.applicationProtocols = key.httpVersion.applicationProtocols
+        let challenge = ClientCertificateChallenge(host: key.host, port: key.port)
+        tls.sslContextCallback = { _, promise in
+            Task {
+                var answer = NIOSSLContextConfigurationOverride()
+                if let identity = await provider.identity(for: challenge) {
+                    answer.certificateChain = identity.certificateChain.map { .certificate($0) }
+                    answer.privateKey = .privateKey(identity.privateKey)
+                }
+                promise.succeed(answer)
+            }
+        }
+        return try NIOSSLContext(configuration: tls)
+    }
+
     private static func makeContext(_ tls: TLSConfiguration, offering version: HTTPVersionSelection?) -> Result<NIOSSLContext, any Error> {
         var tls = tls
         guard let version else {
@@ -250,7 +270,7 @@ struct ConnectionFactory: Sendable {
         setup.mark(.secureConnectionStart)
         let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
         let tlsHandler = try Self.makeTLSHandler(
-            context: self.sslContext(for: key.httpVersion),
+            context: key.clientIdentityProvider.map { try self.sslContext(for: key, askingFor: $0) } ?? self.sslContext(for: key.httpVersion),
             host: key.host,
             evaluator: evaluator,
             rejection: trustRejection

@@ -2,8 +2,8 @@ import Foundation
 import NIOHTTP1
 
 /// What makes two requests able to share a connection: scheme, host, port, the Unix domain
-/// socket they are sent to instead (if any), the proxy, the HTTP versions allowed and trust
-/// settings.
+/// socket they are sent to instead (if any), the proxy, the HTTP versions allowed, trust
+/// settings and who answers a request for a client certificate.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     enum Scheme: String, Sendable {
         case http
@@ -23,6 +23,8 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let trustEvaluator: ServerTrustEvaluator?
     /// The HTTP versions a connection may speak.
     let httpVersion: HTTPVersionSelection
+    /// Asked for a client certificate, for `https`; `nil` for `http`. Compared by identity.
+    let clientIdentityProvider: ClientIdentityProvider?
 
     /// Splits an absolute URL into its pool key, or throws ``TransportError`` for a URL the
     /// transport cannot serve. An `http+unix` or `https+unix` URL names its socket's path,
@@ -33,7 +35,8 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         trustEvaluator: ServerTrustEvaluator,
         socketPath: String? = nil,
         proxies: ProxySettings? = nil,
-        httpVersion: HTTPVersionSelection = .automatic
+        httpVersion: HTTPVersionSelection = .automatic,
+        clientIdentityProvider: ClientIdentityProvider? = nil
     ) throws {
         guard let schemeName = url.scheme?.lowercased() else {
             throw TransportError.invalidURL(url.absoluteString)
@@ -60,6 +63,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         }
         self.trustEvaluator = scheme == .https ? trustEvaluator : nil
         self.httpVersion = httpVersion
+        self.clientIdentityProvider = scheme == .https ? clientIdentityProvider : nil
         self.proxy = self.socketPath == nil ? proxies?.proxy(for: scheme, host: self.host, port: port) : nil
     }
 
