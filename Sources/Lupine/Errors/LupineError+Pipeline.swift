@@ -13,25 +13,18 @@ extension LupineError {
         case refreshTimedOut(timeout: Duration)
     }
 
-    /// The sentences of the errors the request pipeline's extension points produce.
-    var pipelineDescription: String {
-        switch self {
-        case .requestAdaptationFailed(let underlying):
-            return "the request was not sent: its adapter failed: \(TransportErrorWords.describe(underlying))"
-        case .requestRetryFailed(let underlying, let original):
-            return "the retrier failed (\(TransportErrorWords.describe(underlying))) after: \(original.description)"
-        case .authenticationFailed(.missingCredential):
+    /// The sentence of an ``AuthenticationFailureReason``; a switch without a default, so a new
+    /// reason does not compile until it has one.
+    static func describe(_ reason: AuthenticationFailureReason) -> String {
+        switch reason {
+        case .missingCredential:
             return "the request was not sent: the authentication interceptor has no credential"
-        case .authenticationFailed(.excessiveRefresh(let count, let interval)):
+        case .excessiveRefresh(let count, let interval):
             return "the credential was refreshed \(count) times within \(interval) and is still refused; giving up"
-        case .authenticationFailed(.refreshFailed(let underlying)):
+        case .refreshFailed(let underlying):
             return "the credential could not be refreshed: \(TransportErrorWords.describe(underlying))"
-        case .authenticationFailed(.refreshTimedOut(let timeout)):
+        case .refreshTimedOut(let timeout):
             return "the credential refresh did not finish within \(timeout)"
-        case .resourceUnavailable(let url):
-            return "no cached response for \(MessageText.url(url)), and the cache policy forbids loading it"
-        default:
-            return self.description
         }
     }
 }

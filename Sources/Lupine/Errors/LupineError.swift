@@ -233,8 +233,14 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return "no certificate could be loaded from \(MessageText.oneLine(path)): \(MessageText.oneLine(reason))"
         case .invalidHeader(let name, let reason):
             return HeaderFieldValidation.message(name: name, reason: reason)
-        case .requestAdaptationFailed, .requestRetryFailed, .authenticationFailed, .resourceUnavailable:
-            return self.pipelineDescription
+        case .requestAdaptationFailed(let underlying):
+            return "the request was not sent: its adapter failed: \(TransportErrorWords.describe(underlying))"
+        case .requestRetryFailed(let underlying, let original):
+            return "the retrier failed (\(TransportErrorWords.describe(underlying))) after: \(original.description)"
+        case .authenticationFailed(let reason):
+            return Self.describe(reason)
+        case .resourceUnavailable(let url):
+            return "no cached response for \(MessageText.url(url)), and the cache policy forbids loading it"
         case .cookieFileFailed(let reason):
             return Self.describe(reason)
         case .reachabilityFailed(let reason):
