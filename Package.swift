@@ -146,7 +146,16 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         // What more than one test target needs; no product names it, so no dependent builds it.
-        .target(name: "LupineTestSupport", path: "Tests/LupineTestSupport", swiftSettings: strictSwift6),
+        .target(
+            name: "LupineTestSupport",
+            dependencies: [
+                "Lupine",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/LupineTestSupport",
+            swiftSettings: strictSwift6
+        ),
         .testTarget(
             name: "LupineTests",
             dependencies: [
