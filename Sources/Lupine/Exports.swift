@@ -4,3 +4,4 @@
 @_exported import enum NIOHTTP1.HTTPMethod
 @_exported import enum NIOHTTP1.HTTPResponseStatus
 @_exported import struct NIOHTTP1.HTTPVersion
+@_exported import LupineTransport

@@ -41,9 +41,9 @@ public struct SessionMetrics: Sendable {
         case retries
         /// Responses delivered from the session's cache.
         case cacheHits = "cache_hits"
-        /// Connections open in a pool of the session's ``NIOTransport``.
+        /// Connections open in a pool of the session's `NIOTransport`.
         case poolOpenConnections = "pool_open_connections"
-        /// Connections parked idle in a pool of the session's ``NIOTransport``.
+        /// Connections parked idle in a pool of the session's `NIOTransport`.
         case poolIdleConnections = "pool_idle_connections"
     }
 

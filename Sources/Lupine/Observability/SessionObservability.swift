@@ -26,7 +26,7 @@ final class SessionObservability: Sendable {
         RequestObservation(session: self)
     }
 
-    /// Sets the pool gauges from what `transport`'s pools hold now; only a ``NIOTransport``
+    /// Sets the pool gauges from what `transport`'s pools hold now; only a `NIOTransport`
     /// tells. Under the lock, so two tasks ending at once cannot set a gauge out of order.
     func recordPools(of transport: any Transport) {
         guard let metrics = self.metrics, let transport = transport as? NIOTransport else { return }

@@ -72,13 +72,13 @@ public struct Request: Sendable {
     }
     /// The HTTP versions this request may use, as curl's `--http1.1` and `--http2-prior-knowledge`
     /// for one transfer; `nil` (the default) uses the transport's
-    /// ``TransportConfiguration/httpVersion``.
+    /// `TransportConfiguration.httpVersion`.
     public var httpVersion: HTTPVersionSelection? {
         get { self.storage.fields.httpVersion }
         _modify { yield &self.uniqueStorage().fields.httpVersion }
     }
     /// The proxies for this request; `nil` (the default) uses the transport's
-    /// ``TransportConfiguration/proxy``, and empty settings send it straight to the origin.
+    /// `TransportConfiguration.proxy`, and empty settings send it straight to the origin.
     public var proxy: ProxySettings? {
         get { self.storage.fields.proxy }
         _modify { yield &self.uniqueStorage().fields.proxy }

@@ -3,7 +3,7 @@ extension SessionManager {
     /// returns its completion and the task. Cancelling the calling Swift task cancels the task.
     ///
     /// The task runs in the calling Swift task (no thread hand-off); `task.cancel()` reaches the
-    /// transport through the task's cancellation handle, which every ``Transport`` honours.
+    /// transport through the task's cancellation handle, which every `Transport` honours.
     nonisolated(nonsending) func runToCompletion<Kind: SessionTask>(
         _ make: (@escaping @Sendable (Kind, TaskCompletion) -> Void) -> Kind
     ) async -> (TaskCompletion, Kind) {

@@ -56,7 +56,7 @@ open class SessionManager: @unchecked Sendable {
     /// The serial queue completions run on when ``completionQueue`` is `nil`.
     let defaultCompletionQueue = DispatchQueue(label: "com.lupine.session.completion")
 
-    /// Creates a manager on `transport`, by default the process-wide ``NIOTransport/shared``.
+    /// Creates a manager on `transport`, by default the process-wide `NIOTransport.shared`.
     public init(transport: any Transport = NIOTransport.shared) {
         self.transport = transport
         self.ownsTransport = false
@@ -122,7 +122,7 @@ open class SessionManager: @unchecked Sendable {
     /// How servers' certificates are judged for this manager's `https` requests (default
     /// ``SecurityPolicy/default``); change it with ``setSecurityPolicy(_:)``.
     ///
-    /// Until a policy is set, the transport's own ``TransportConfiguration/serverTrustEvaluator``
+    /// Until a policy is set, the transport's own `TransportConfiguration.serverTrustEvaluator`
     /// decides, which by default makes the same checks as ``SecurityPolicy/default``.
     public var securityPolicy: SecurityPolicy {
         self.settings.withLockedValue { $0.securityPolicy }

@@ -25,6 +25,6 @@ public enum LupineNotificationKey {
     public static let error = "com.lupine.networking.task.complete.error"
     /// A download task's file, `URL`.
     public static let fileURL = "com.lupine.networking.task.complete.fileurl"
-    /// The transport metrics, ``TransportMetrics``.
+    /// The transport metrics, `TransportMetrics`.
     public static let metrics = "com.lupine.networking.task.complete.sessiontaskmetrics"
 }

@@ -4,6 +4,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// Upload tasks from a file against a full-duplex server (an echo, which answers before it
 /// reads the body and reads it only as its answer is read): the task succeeds once both sides

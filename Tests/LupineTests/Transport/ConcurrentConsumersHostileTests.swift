@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// Many requests at once on few connections, each consumer doing something else with its body
 /// (reading it all, dropping it, stopping after a part, cancelling its task or its request):

@@ -2,6 +2,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// The pool's state machine driven by value: connections are numbered by their IDs and requests
 /// by labels, so every rule and every race between two events is a sequence of calls.

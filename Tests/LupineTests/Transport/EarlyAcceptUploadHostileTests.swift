@@ -5,6 +5,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// A hostile pass over 2xx answers that come while a streamed body is still being sent: a server
 /// that has taken the whole body and closes is a success, however late the body source says it

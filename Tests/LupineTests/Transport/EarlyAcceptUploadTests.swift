@@ -5,6 +5,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// A server that answers 2xx before it has read the whole request body, then reads on (as curl
 /// and AsyncHTTPClient allow): the body is still sent to its end, the request ends when both

@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// The test server answering an upload before it has read it all (a 413 for a body over its
 /// limit, with or without `Expect: 100-continue`, then a close): the request ends with that

@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// The connection handler's rules, exercised as pure state transitions without a channel.
 @Suite struct HTTP1RequestStateMachineTests {

@@ -6,6 +6,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// The transport over HTTP/2, against the test server's h2 listener: ALPN over TLS, prior
 /// knowledge in cleartext, streams of one connection, and each stream's own backpressure.

@@ -3,6 +3,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// The connection handler on an in-memory channel, no socket: the test is the server and the clock.
 @Suite struct HTTPClientRequestHandlerTests {

@@ -4,6 +4,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// A `Host` the caller sets is sent as it is, as curl sends `-H 'Host: …'` (a virtual host
 /// reached by address); two are ambiguous and give way to the URL's; a redirect to another origin

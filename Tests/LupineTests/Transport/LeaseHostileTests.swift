@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// A hostile pass over the pool's hand-off (a waiter started by whoever frees the connection):
 /// many callers on one connection cancelling at random moments, waiters (uploads among them)

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOHTTP1
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// An ``HTTPClientRequestHandler`` alone on an in-memory channel: the test plays the server by
 /// writing response parts inbound and reading request parts outbound, and moves the channel's

@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// A consumer that stops iterating a body at any point (before its first part, after one, with
 /// all its bytes taken but not its end, as the end arrives) leaves no trace on the connection:

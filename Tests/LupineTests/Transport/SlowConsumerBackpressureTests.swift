@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// Consumers slower than the server, steadily or by fits, or late to start: every byte arrives,
 /// in order, and the transport never holds more than a small window of the body ahead of them.

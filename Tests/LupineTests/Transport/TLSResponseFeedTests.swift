@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// Over TLS, where the handshake handler hands decrypted bytes on only once a socket read is
 /// done: a slow consumer still gets every byte with a bounded window, and a body abandoned at

@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import Lupine
+@testable import LupineTransport
 
 /// Cancelling the Swift task that runs a request, at each step: before it starts, while it
 /// waits for the head, while its body is read, and around the head's arrival. The request ends

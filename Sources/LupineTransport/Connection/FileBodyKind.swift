@@ -8,7 +8,7 @@ import Darwin
 
 /// What a file named as a request body is, decided before it is opened for sending: opening a
 /// FIFO waits for a writer, and only a regular file can say its length up front.
-enum FileBodyKind: Equatable, Sendable {
+package enum FileBodyKind: Equatable, Sendable {
     /// A regular file of this many bytes: sent with that length, read by offset.
     case sized(Int)
     /// A file whose length is known only once it is read to its end, sent chunked as curl does:
@@ -19,7 +19,7 @@ enum FileBodyKind: Equatable, Sendable {
     /// The kind of the file at `path`, following symbolic links.
     ///
     /// - Throws: ``RequestBodyFileError`` when nothing readable is there, or a directory is.
-    static func of(path: String) throws(RequestBodyFileError) -> FileBodyKind {
+    package static func of(path: String) throws(RequestBodyFileError) -> FileBodyKind {
         // A NUL would end the C string early and name another file.
         guard !path.isEmpty, !path.utf8.contains(0) else { throw .notFound(path: path) }
         var info = stat()

@@ -58,7 +58,7 @@ public final class TransportCancellation: Sendable {
     /// Runs `body` with `handler` added to what ``cancel()`` runs, beside the transport's
     /// current step's handler (which it leaves in place); runs `handler` at once when the handle
     /// is already cancelled. For the session's own waits between transport steps.
-    func whileWaiting<Result>(onCancel handler: @escaping @Sendable () -> Void, _ body: () async throws -> Result) async rethrows -> Result {
+    package func whileWaiting<Result>(onCancel handler: @escaping @Sendable () -> Void, _ body: () async throws -> Result) async rethrows -> Result {
         let token: Int? = self.state.withLock { state in
             guard case .active(let current, var waits, let nextToken) = state else { return nil }
             waits[nextToken] = handler

@@ -4,7 +4,7 @@ import Synchronization
 /// first: a request's response head from its event loop, a task's completion from the code that
 /// completes it. The awaiting side never hops to the delivering thread; a lock and, when it has
 /// to wait, one continuation are all it costs.
-final class AwaitedValue<Value: Sendable>: Sendable {
+package final class AwaitedValue<Value: Sendable>: Sendable {
     private enum State {
         case pending(CheckedContinuation<Value, Never>?)
         case delivered(Value)
@@ -14,8 +14,10 @@ final class AwaitedValue<Value: Sendable>: Sendable {
 
     private let state = Mutex(State.pending(nil))
 
+    package init() {}
+
     /// Hands over `value`; a second call does nothing.
-    func deliver(_ value: Value) {
+    package func deliver(_ value: Value) {
         let waiting: CheckedContinuation<Value, Never>? = self.state.withLock { state in
             guard case .pending(let continuation) = state else { return nil }
             state = continuation == nil ? .delivered(value) : .taken
@@ -25,7 +27,7 @@ final class AwaitedValue<Value: Sendable>: Sendable {
     }
 
     /// The value ``deliver(_:)`` received, waiting for it if need be. Only one caller may wait.
-    nonisolated(nonsending) func value() async -> Value {
+    nonisolated(nonsending) package func value() async -> Value {
         // When the value came first: no continuation needed.
         if let delivered = self.take() {
             return delivered

@@ -3,13 +3,17 @@ import NIOCore
 /// Where a request body comes from. Bodies other than `bytes` are streamed in chunks as the
 /// socket accepts them, so a body of any size never sits in memory.
 public struct TransportRequestBody: Sendable {
-    enum Source: Sendable {
+    package enum Source: Sendable {
         case bytes(ByteBuffer)
         case file(path: String, chunkSize: Int)
         case stream(length: Int?, produce: @Sendable (RequestBodyWriter) async throws -> Void)
     }
 
-    let source: Source
+    package let source: Source
+
+    package init(source: Source) {
+        self.source = source
+    }
 
     /// A body held in memory.
     public static func bytes(_ buffer: ByteBuffer) -> TransportRequestBody {
@@ -52,6 +56,11 @@ public struct TransportRequestBody: Sendable {
 /// Hands request body chunks to a connection, suspending while the socket's send buffer is full.
 public struct RequestBodyWriter: Sendable {
     let writeChunk: @Sendable (ByteBuffer) async throws -> Void
+
+    /// A writer that hands each chunk to `writeChunk`.
+    package init(writeChunk: @escaping @Sendable (ByteBuffer) async throws -> Void) {
+        self.writeChunk = writeChunk
+    }
 
     /// Sends `chunk`, returning once the connection is ready to take more.
     public func write(_ chunk: ByteBuffer) async throws {

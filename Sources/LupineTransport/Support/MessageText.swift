@@ -2,12 +2,12 @@ import Foundation
 
 /// Text from outside (a URL someone typed, a reason a server or a library gave) made fit for a
 /// one-line error message: credentials hidden, control characters escaped, length bounded.
-enum MessageText {
+package enum MessageText {
     /// The most characters of outside text a message quotes.
-    static let maximumLength = 300
+    package static let maximumLength = 300
 
     /// `url` as a message shows it: a password in its user-info replaced by `***`, on one line.
-    static func url(_ url: URL) -> String {
+    package static func url(_ url: URL) -> String {
         self.url(url.absoluteString)
     }
 
@@ -16,13 +16,13 @@ enum MessageText {
     /// (`http://***@host/`), on one line, at most ``maximumLength`` characters. A string
     /// that is not a URL at all has everything before its last `@` hidden, since it cannot be
     /// told where a password in it ends.
-    static func url(_ string: String) -> String {
+    package static func url(_ string: String) -> String {
         self.oneLine(self.redactingUserInfo(string))
     }
 
     /// `text` on one line: control and invisible formatting characters escaped (`\n`, `\u{202E}`),
     /// at most ``maximumLength`` characters.
-    static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         var line = ""
         var count = 0
         for scalar in text.unicodeScalars {

@@ -95,7 +95,7 @@ extension HTTPHeaders {
     /// The value of the one `Host` field a caller set, which the transport sends instead of the
     /// URL's (a virtual host reached by address, as curl sends `-H 'Host: …'`); `nil` for none,
     /// or for two, which are ambiguous.
-    var callersHost: String? {
+    package var callersHost: String? {
         var found: String?
         var count = 0
         for field in self where field.name.utf8.count == 4 && field.name.lowercased() == "host" {

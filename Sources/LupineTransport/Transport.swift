@@ -15,7 +15,7 @@ public protocol Transport: Sendable {
     /// (refused at once when the handle is already cancelled, waiting for a connection, waiting
     /// for the head, or while the body streams). A session runs its tasks in its callers' Swift
     /// tasks and cancels them through the handle only: a transport that ignores the handle leaves
-    /// ``SessionTask/cancel()`` without effect. A transport that wraps another passes the handle
+    /// `SessionTask.cancel()` without effect. A transport that wraps another passes the handle
     /// on, in the requests it forwards or builds.
     func execute(_ request: TransportRequest) async throws -> TransportResponse
 

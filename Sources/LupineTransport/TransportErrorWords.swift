@@ -12,14 +12,14 @@ import NIOSSL
 
 /// Plain words for the low-level errors a transport meets, for one-sentence messages: no errno
 /// numbers, no parenthesised internals, no build paths.
-enum TransportErrorWords {
+package enum TransportErrorWords {
     /// `host:port`, with an IPv6 address in brackets.
-    static func endpoint(host: String, port: Int) -> String {
+    package static func endpoint(host: String, port: Int) -> String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// Why a TCP connection to `host:port` could not be made.
-    static func connectFailure(_ error: any Error, host: String, port: Int) -> String {
+    package static func connectFailure(_ error: any Error, host: String, port: Int) -> String {
         let endpoint = self.endpoint(host: host, port: port)
         guard let code = (error as? IOError)?.errnoCode else {
             return "could not connect to \(endpoint): \(self.describe(error))"
@@ -35,7 +35,7 @@ enum TransportErrorWords {
     }
 
     /// Why a TLS handshake failed, in words.
-    static func tlsFailure(_ error: any Error) -> String {
+    package static func tlsFailure(_ error: any Error) -> String {
         switch error {
         case NIOSSLError.handshakeFailed(let error):
             return self.boringSSLFailure(error)
@@ -49,7 +49,7 @@ enum TransportErrorWords {
     }
 
     /// What is wrong with a response NIO's HTTP/1 parser refused.
-    static func parserFailure(_ error: HTTPParserError) -> String {
+    package static func parserFailure(_ error: HTTPParserError) -> String {
         switch error {
         case .headerOverflow:
             return "the server's response headers exceed the 80 KiB limit"
@@ -70,7 +70,7 @@ enum TransportErrorWords {
 
     /// Any error in words: a system error as the system words it, a Lupine error as its
     /// description, anything else as its description on one line without file paths.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case let error as IOError:
             return self.systemMessage(error.errnoCode)
@@ -84,7 +84,7 @@ enum TransportErrorWords {
     }
 
     /// The C library's message for `code`, starting in lower case (`connection refused`).
-    static func systemMessage(_ code: CInt) -> String {
+    package static func systemMessage(_ code: CInt) -> String {
         guard let message = strerror(code) else { return "system error \(code)" }
         let text = String(cString: message)
         return text.prefix(1).lowercased() + text.dropFirst()

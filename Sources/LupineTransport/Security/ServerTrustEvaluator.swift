@@ -17,7 +17,7 @@ public enum ServerTrustDecision: Sendable, Equatable {
 }
 
 /// The transport's trust hook: it decides, for each new TLS connection, whether the server's
-/// certificate chain is acceptable for the host. ``SecurityPolicy/makeServerTrustEvaluator()`` puts
+/// certificate chain is acceptable for the host. `SecurityPolicy.makeServerTrustEvaluator()` puts
 /// a security policy behind it. NIOSSL checks nothing itself: the evaluator alone decides, host
 /// name included.
 ///

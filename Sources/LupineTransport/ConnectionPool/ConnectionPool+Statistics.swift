@@ -1,11 +1,17 @@
 /// How many connections one pool of a ``NIOTransport`` holds: its open connections (idle or
 /// carrying a request; not those still connecting) and, among them, the idle ones.
-struct ConnectionPoolStatistics: Sendable, Equatable {
+package struct ConnectionPoolStatistics: Sendable, Equatable {
     /// The pool's scheme, host and port (`http://127.0.0.1:8080`): pools that differ only in
     /// their trust setting are counted together.
-    var pool: String
-    var open: Int
-    var idle: Int
+    package var pool: String
+    package var open: Int
+    package var idle: Int
+
+    package init(pool: String, open: Int, idle: Int) {
+        self.pool = pool
+        self.open = open
+        self.idle = idle
+    }
 }
 
 extension ConnectionPool {
@@ -34,7 +40,7 @@ extension ConnectionPool {
 
 extension NIOTransport {
     /// What each of the transport's connection pools holds now.
-    func connectionPoolStatistics() -> [ConnectionPoolStatistics] {
+    package func connectionPoolStatistics() -> [ConnectionPoolStatistics] {
         self.pool.statistics()
     }
 }

@@ -4,9 +4,14 @@ import NIOPosix
 /// A request body read from a file in chunks. A regular file is sent with the length it had when
 /// it was opened, and checked against it; a file that cannot tell its length (a FIFO, a device,
 /// a `/proc` file) is read to its end and sent with no length, chunked.
-struct FileBody: Sendable {
-    let path: String
-    let chunkSize: Int
+package struct FileBody: Sendable {
+    package let path: String
+    package let chunkSize: Int
+
+    package init(path: String, chunkSize: Int) {
+        self.path = path
+        self.chunkSize = chunkSize
+    }
 
     /// Opens the file and calls `body` with its length (`nil` when unknown) and a producer that
     /// streams its contents. A missing or unreadable file, or a directory, fails here with
@@ -16,7 +21,7 @@ struct FileBody: Sendable {
     /// The file stays open while the producer is held, past `body`'s return: an upload that goes
     /// on after its answer has been handed over still reads it. It closes once the producer is
     /// released.
-    func withOpenFile<Result>(
+    package func withOpenFile<Result>(
         _ body: (_ length: Int?, _ produce: @escaping @Sendable (RequestBodyWriter) async throws -> Void) async throws -> Result
     ) async throws -> Result {
         let path = self.path
@@ -102,10 +107,10 @@ struct FileBody: Sendable {
 
 /// A file handle that closes when the last reference to it goes: the producers of a file body
 /// hold it, so the file is open exactly as long as something may still read it.
-final class ClosingFileHandle: Sendable {
-    let handle: NIOFileHandle
+package final class ClosingFileHandle: Sendable {
+    package let handle: NIOFileHandle
 
-    init(_ handle: NIOFileHandle) {
+    package init(_ handle: NIOFileHandle) {
         self.handle = handle
     }
 
