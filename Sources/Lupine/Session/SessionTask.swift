@@ -123,7 +123,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// suspended, otherwise whether it has to be started now.
     private func markRunning() -> Bool? {
         let startNow: Bool? = self.storage.withLock { state in
-            guard state.phase == .suspended else { return nil }
+            guard state.phase.canTransition(to: .running) else { return nil }
             state.phase = .running
             // Inside the lock, so a racing suspend() cannot close the gate after this opens it.
             self.gate.open()
@@ -140,7 +140,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Pauses a running task: no more body is read, so the server is held back by TCP flow control.
     public func suspend() {
         let suspended = self.storage.withLock { state in
-            guard state.phase == .running else { return false }
+            guard state.phase.canTransition(to: .suspended) else { return false }
             state.phase = .suspended
             self.gate.close()
             return true
@@ -152,7 +152,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Cancels the task; it completes with ``LupineError/cancelled``. Does nothing once completed.
     public func cancel() {
         let cancelled = self.storage.withLock { state -> (runner: Task<Void, Never>?, mustLaunch: Bool)? in
-            guard state.phase == .running || state.phase == .suspended else { return nil }
+            guard state.phase.canTransition(to: .canceling) else { return nil }
             state.phase = .canceling
             self.gate.terminate()
             defer { state.started = true }
@@ -207,7 +207,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Marks the task completed; `false` when it already was, so completion is delivered once.
     func complete(metrics: TransportMetrics?, error: LupineError?) -> Bool {
         self.storage.withLock { state in
-            guard state.phase != .completed else { return false }
+            guard state.phase.canTransition(to: .completed) else { return false }
             state.phase = .completed
             state.metrics = metrics
             state.error = error
