@@ -168,6 +168,7 @@ let package = Package(
             name: "LupineTestSupport",
             dependencies: [
                 "Lupine",
+                "LupineTestServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

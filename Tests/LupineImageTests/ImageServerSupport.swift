@@ -6,13 +6,13 @@ import LupineTestSupport
 
 /// Runs `body` with a fresh test server on loopback and a manager for it, stopping both after.
 func withImageServer<Result>(_ body: (LupineTestServer, HTTPSessionManager) async throws -> Result) async throws -> Result {
-    let server = try await LupineTestServer.start(.init(requestHeadTimeout: .seconds(60)))
-    let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration())
-    return try await running {
-        try await body(server, manager)
-    } thenAlways: {
-        manager.invalidateSession(cancelingTasks: true)
-        await server.stop()
+    try await withTestServer { server in
+        let manager = HTTPSessionManager(baseURL: server.baseURL, configuration: TransportConfiguration())
+        return try await running {
+            try await body(server, manager)
+        } thenAlways: {
+            manager.invalidateSession(cancelingTasks: true)
+        }
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 struct CompressionTests {
     @Test(.enabled(if: Curl.isInstalled), arguments: [("gzip", "gzipped"), ("deflate", "deflated")])
     func compressedEndpointsDecodeToHTTPBinJSON(encoding: String, flag: String) async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let raw = try await client.request("GET", "/\(encoding)", headers: [("Accept-Encoding", encoding)])
             #expect(raw.status == 200)
@@ -25,7 +25,7 @@ struct CompressionTests {
     }
 
     @Test func gzipBombIsSmallOnTheWire() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/gzip-bomb")
             #expect(response.header("Content-Encoding") == "gzip")

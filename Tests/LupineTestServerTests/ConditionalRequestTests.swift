@@ -1,10 +1,11 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 @Suite("Conditional requests and caching")
 struct ConditionalRequestTests {
     @Test func etagAnswersIfNoneMatchAndIfMatch() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let plain = try await client.request("GET", "/etag/abc")
             #expect(plain.status == 200)
@@ -23,7 +24,7 @@ struct ConditionalRequestTests {
     }
 
     @Test func cacheIsConditional() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let first = try await client.request("GET", "/cache")
             #expect(first.status == 200)

@@ -1,11 +1,12 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 @Suite("Connection statistics")
 struct ConnectionStatisticsTests {
     @Test func sequentialKeepAliveRequestsUseOneConnection() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             var identifiers: Set<Int> = []
             for _ in 0..<3 {
@@ -19,7 +20,7 @@ struct ConnectionStatisticsTests {
     }
 
     @Test func countsBothListenersAndResets() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             var main: RawHTTPClient? = try await server.connect()
             let faults = try await server.connectToFaults()
             let mainID = try #require(try await main?.request("GET", "/get").connectionID)
@@ -28,7 +29,7 @@ struct ConnectionStatisticsTests {
             #expect(server.connections == ConnectionStatistics(accepted: 2, open: 2, peakOpen: 2))
 
             main = nil
-            #expect(try await eventually { server.connections.open == 1 })
+            try await waitUntil("server.connections.open == 1") { server.connections.open == 1 }
             server.resetConnectionStatistics()
             #expect(server.connections == ConnectionStatistics(accepted: 0, open: 1, peakOpen: 1))
         }

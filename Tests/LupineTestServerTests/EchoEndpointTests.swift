@@ -1,11 +1,12 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 @Suite("httpbin echo endpoints")
 struct EchoEndpointTests {
     @Test func getEchoesArgumentsHeadersAndConnectionID() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/get?a=1&b=2&b=3&c=x+y%21", headers: [("X-Custom", "yes")])
             #expect(response.status == 200)
@@ -27,7 +28,7 @@ struct EchoEndpointTests {
     }
 
     @Test func postParsesURLEncodedForm() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request(
                 "POST", "/post?q=1",
@@ -47,7 +48,7 @@ struct EchoEndpointTests {
     }
 
     @Test func putParsesJSONAndKeepsRawData() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let body = #"{"count":3,"name":"lupine","nested":{"ok":true}}"#
             let response = try await client.request(
@@ -66,7 +67,7 @@ struct EchoEndpointTests {
     }
 
     @Test func postParsesMultipartFieldsAndFiles() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let boundary = "lupine-boundary-42"
             let body = [
@@ -96,7 +97,7 @@ struct EchoEndpointTests {
     }
 
     @Test func anythingReportsMethodForAnyPath() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("DELETE", "/anything/some/deep/path?x=1")
             let json = try response.jsonObject()
@@ -106,7 +107,7 @@ struct EchoEndpointTests {
     }
 
     @Test func unknownPathIs404WithConnectionID() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/no-such-endpoint")
             #expect(response.status == 404)

@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// `Expect` as a careless or hostile client sends it: odd casing, repeated, unknown, on
@@ -19,7 +20,7 @@ struct ExpectContinueHostileTests {
 
     @Test(.timeLimit(.minutes(5)))
     func casingAndRepeatedFieldsGetExactlyOneContinue() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             for lines in [["Expect: 100-Continue"], ["expect:\t100-CONTINUE "], ["Expect: 100-continue", "Expect: 100-continue, ,"]] {
                 try await client.send(Self.head("/upload", length: 4, lines))
@@ -35,7 +36,7 @@ struct ExpectContinueHostileTests {
 
     @Test(.timeLimit(.minutes(5)))
     func anyOtherExpectationIsAnswered417AndTheConnectionClosed() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             for lines in [["Expect: 200-ok"], ["Expect: 100-continue, fancy"], ["Expect: 100-continue", "Expect: x=1"], ["Expect: 100-continue=1"]] {
                 let client = try await server.connect()
                 try await client.send(Self.head("/upload", length: 4, lines))
@@ -49,11 +50,11 @@ struct ExpectContinueHostileTests {
 
     @Test(.timeLimit(.minutes(5)))
     func anHTTP10RequestGetsNoContinue() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             try await client.send(Self.head("/post", version: "HTTP/1.0", length: 6, ["Expect: 100-continue"]))
             // The echo endpoint reserves the declared length and then waits for the body.
-            #expect(try await eventually { server.requestBodies.bufferedBytes == 6 })
+            try await waitUntil("server.requestBodies.bufferedBytes == 6") { server.requestBodies.bufferedBytes == 6 }
             try await client.send(Array("sixsix".utf8))
             let response = try await client.readResponse(method: "POST")
             #expect(response.status == 200)
@@ -63,7 +64,7 @@ struct ExpectContinueHostileTests {
 
     @Test(.timeLimit(.minutes(5)))
     func pipelinedRequestsGetTheirContinueInTurn() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             // A whole request, then the head of one that waits for its 100, in one write.
             try await client.send(Self.head("/upload", length: 5, []) + Array("hello".utf8) + Self.head("/upload", length: 7, ["Expect: 100-continue"]))
@@ -78,7 +79,7 @@ struct ExpectContinueHostileTests {
 
     @Test(.timeLimit(.minutes(5)))
     func anEndpointThatIgnoresTheBodyAnswersWithoutContinueAndTheConnectionGoesOn() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             try await client.send(Self.head("/status/201", length: 3, ["Expect: 100-continue"]))
             let ignored = try await client.readResponse(method: "POST")
@@ -95,12 +96,12 @@ struct ExpectContinueHostileTests {
     func aBodyThatNeverFollowsTheContinueMeetsTheStalledBodyDeadline() async throws {
         // The deadline counts from the 100, however long the server took to route the request
         // (long enough that a loaded machine reads the head within it).
-        try await withServer(.init(requestHeadTimeout: .seconds(15))) { server in
+        try await withTestServer(.init(requestHeadTimeout: .seconds(15))) { server in
             let client = try await server.connect()
             try await client.send(Self.head("/upload", length: 10, ["Expect: 100-continue"]))
             #expect(try await Self.readContinue(on: client) == Self.interimContinue)
             #expect(await client.isClosedByServer())
-            #expect(try await eventually { server.connections.open == 0 })
+            try await waitUntil("server.connections.open == 0") { server.connections.open == 0 }
         }
     }
 
@@ -108,7 +109,7 @@ struct ExpectContinueHostileTests {
     func aHandlerSlowerThanTheDeadlineStillGetsTheBodyItAsksFor() async throws {
         // The client waits for the server here, so the server's own delay is not a stalled body.
         // (The deadline is long enough that a loaded machine reads the head within it.)
-        try await withServer(.init(requestHeadTimeout: .seconds(15))) { server in
+        try await withTestServer(.init(requestHeadTimeout: .seconds(15))) { server in
             let client = try await server.connect()
             try await client.send(Self.head("/delay/18", length: 5, ["Expect: 100-continue"]))
             #expect(try await Self.readContinue(on: client) == Self.interimContinue)
@@ -121,7 +122,7 @@ struct ExpectContinueHostileTests {
 
     @Test(.timeLimit(.minutes(5)))
     func controlAndNonASCIIBytesInExpectAreRefused() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             for value in ["100-continue\u{0}", "100-contïnue", "100-continue\r"] {
                 let client = try await server.connect()
                 try await client.send(Self.head("/upload", length: 2, ["Expect: \(value)"]))

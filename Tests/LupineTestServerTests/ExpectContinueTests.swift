@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// `Expect: 100-continue` on the main listener, over a raw socket. A read that waits for a 100
@@ -42,7 +43,7 @@ struct ExpectContinueTests {
 
     @Test(.timeLimit(.minutes(5)))
     func continueComesBeforeTheBodyIsSentAndOnlyWhenAsked() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             try await client.send(Self.head(length: 200_000))
             try await Self.expectContinue(on: client)
@@ -74,7 +75,7 @@ struct ExpectContinueTests {
     func aRequestRefusedOnItsHeadersGetsItsFinalStatusInsteadOfContinue() async throws {
         // Over the per-request cap: 413; within it but beyond the budget: 503.
         let limits = LupineTestServer.Configuration(requestHeadTimeout: .seconds(60), maximumRequestBodySize: 2000, requestBodyBudget: 1000)
-        try await withServer(limits) { server in
+        try await withTestServer(limits) { server in
             for (length, status) in [(5000, 413), (1500, 503)] {
                 let client = try await server.connect()
                 try await client.send(Self.head("POST", "/post", length: length))
@@ -90,7 +91,7 @@ struct ExpectContinueTests {
 
     @Test(.timeLimit(.minutes(5)))
     func requestsWithoutABodyGetNoContinue() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             try await client.send(Self.head("GET", "/get", length: nil))
             let get = try await client.readResponse()

@@ -1,10 +1,11 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 @Suite("Fault listener")
 struct FaultListenerTests {
     @Test func closeMidBodySendsPartOfThePromisedBody() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connectToFaults()
             try await client.sendRequest("GET", "/close-mid-body")
             let head = try await client.readHead()
@@ -16,7 +17,7 @@ struct FaultListenerTests {
     }
 
     @Test func cutRedirectSendsPartOfItsBodyThenCloses() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connectToFaults()
             try await client.sendRequest("GET", "/cut-redirect?to=/get")
             let head = try await client.readHead()
@@ -30,7 +31,7 @@ struct FaultListenerTests {
     /// The endless body goes on while the client reads: 8 MiB (far past what the socket buffers
     /// hold, so the pour is paused on writability whenever this reader lags) all arrive.
     @Test func endlessRedirectKeepsPouringForAReaderThatFallsBehind() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connectToFaults()
             try await client.sendRequest("GET", "/endless-redirect?to=/get")
             let head = try await client.readHead()
@@ -41,7 +42,7 @@ struct FaultListenerTests {
     }
 
     @Test func contentLengthTooLongSendsSixtyOfAHundredBytes() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connectToFaults()
             try await client.sendRequest("GET", "/content-length-too-long")
             let head = try await client.readHead()
@@ -51,7 +52,7 @@ struct FaultListenerTests {
     }
 
     @Test func malformedStatusLineAndOversizedHeaders() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let malformed = try await server.connectToFaults()
             try await malformed.sendRequest("GET", "/malformed-status-line")
             let garbage = String(decoding: try await malformed.readToEnd(), as: UTF8.self)
@@ -66,7 +67,7 @@ struct FaultListenerTests {
     }
 
     @Test func keepAliveOnceAnswersOnceThenClosesSilently() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connectToFaults()
             let first = try await client.request("GET", "/keep-alive-once")
             #expect(first.status == 200)
@@ -77,7 +78,7 @@ struct FaultListenerTests {
     }
 
     @Test func http10AndConnectionCloseEndTheConnection() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let old = try await server.connectToFaults()
             let http10 = try await old.request("GET", "/http10")
             #expect(http10.statusLine == "HTTP/1.0 200 OK")
@@ -93,7 +94,7 @@ struct FaultListenerTests {
     }
 
     @Test func dripThenKeepAliveNotFound() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connectToFaults()
             let drip = try await client.request("GET", "/drip?bytes=5&interval_ms=5")
             #expect(drip.status == 200)

@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 @Suite("Generated bodies and ranges")
@@ -14,7 +15,7 @@ struct GeneratedBodyTests {
     }
 
     @Test func bytesServesTheDeterministicPattern() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/bytes/100000")
             #expect(response.status == 200)
@@ -26,7 +27,7 @@ struct GeneratedBodyTests {
     }
 
     @Test func streamBytesIsChunked() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/stream-bytes/5000?chunk_size=1000")
             #expect(response.header("Transfer-Encoding")?.lowercased() == "chunked")
@@ -41,7 +42,7 @@ struct GeneratedBodyTests {
         ("bytes=900-5000", 900..<1000),
     ])
     func rangeReturnsPartialContent(header: String, expected: Range<Int>) async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/bytes/1000", headers: [("Range", header)])
             #expect(response.status == 206)
@@ -51,7 +52,7 @@ struct GeneratedBodyTests {
     }
 
     @Test func unsatisfiableRangeIs416() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let response = try await client.request("GET", "/bytes/1000", headers: [("Range", "bytes=1000-")])
             #expect(response.status == 416)
@@ -60,7 +61,7 @@ struct GeneratedBodyTests {
     }
 
     @Test func ifRangeHonoursOnlyTheCurrentEntityTag() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let matching = try await client.request(
                 "GET", "/range/100",

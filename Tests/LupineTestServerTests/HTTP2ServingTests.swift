@@ -42,7 +42,7 @@ struct HTTP2ServingTests {
 
     /// Runs `body` with an HTTP/2 server over TLS and its root CA in a PEM file, for `--cacert`.
     private static func withTLSServer(_ body: (LupineTestServer, URL) async throws -> Void) async throws {
-        try await withServer(.init(tls: true, http2: true, requestHeadTimeout: .seconds(60))) { server in
+        try await withTestServer(.init(tls: true, http2: true, requestHeadTimeout: .seconds(60))) { server in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lupine-h2-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -72,7 +72,7 @@ struct HTTP2ServingTests {
     }
 
     @Test func cleartextSpeaksH2ToClientsWithPriorKnowledge() async throws {
-        try await withServer(.init(http2: true, requestHeadTimeout: .seconds(60))) { server in
+        try await withTestServer(.init(http2: true, requestHeadTimeout: .seconds(60))) { server in
             let body = String(repeating: "0123456789", count: 10_000)
             let posted = try await Self.exchange([
                 "--http2-prior-knowledge", "--data-binary", body, "-H", "Content-Type: text/plain",

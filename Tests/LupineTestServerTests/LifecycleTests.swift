@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 @Suite("Server lifecycle")
@@ -15,7 +16,7 @@ struct LifecycleTests {
         try await stalledSilent.sendRequest("GET", "/stall-before-headers")
         let slowMain = try await server.connect()
         try await slowMain.sendRequest("GET", "/drip?numbytes=5&duration=30")
-        #expect(try await eventually { server.connections.open == 3 })
+        try await waitUntil("server.connections.open == 3") { server.connections.open == 3 }
 
         await server.stop()
         #expect(await stalledHead.isClosedByServer())
@@ -27,16 +28,16 @@ struct LifecycleTests {
     @Test func idleTimeoutClosesKeepAliveConnections() async throws {
         // Long enough that a request on a fully loaded two-core machine is not idle before it
         // starts (6 s was seen to be too short while the whole suite ran).
-        try await withServer(.init(idleTimeout: .seconds(20), requestHeadTimeout: .seconds(60))) { server in
+        try await withTestServer(.init(idleTimeout: .seconds(20), requestHeadTimeout: .seconds(60))) { server in
             let client = try await server.connect()
             #expect(try await client.request("GET", "/get").status == 200)
             #expect(await client.isClosedByServer())
-            #expect(try await eventually { server.connections.open == 0 })
+            try await waitUntil("server.connections.open == 0") { server.connections.open == 0 }
         }
     }
 
     @Test func servesOnIPv6Loopback() async throws {
-        try await withServer(.init(host: "::1", requestHeadTimeout: .seconds(60))) { server in
+        try await withTestServer(.init(host: "::1", requestHeadTimeout: .seconds(60))) { server in
             #expect(server.baseURL.absoluteString == "http://[::1]:\(server.port)")
             let client = try await server.connect()
             let response = try await client.request("GET", "/get?v=6")

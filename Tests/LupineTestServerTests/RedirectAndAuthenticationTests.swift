@@ -1,10 +1,11 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 @Suite("Redirects, authentication, status codes and documents")
 struct RedirectAndAuthenticationTests {
     @Test func redirectChainsEndAtGet() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let first = try await client.request("GET", "/redirect/3")
             #expect(first.status == 302)
@@ -20,7 +21,7 @@ struct RedirectAndAuthenticationTests {
     }
 
     @Test func basicAuthChallengesThenAccepts() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let challenged = try await client.request("GET", "/basic-auth/user/secret")
             #expect(challenged.status == 401)
@@ -39,7 +40,7 @@ struct RedirectAndAuthenticationTests {
     }
 
     @Test func statusCodesAndResponseHeaders() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             #expect(try await client.request("GET", "/status/503").status == 503)
             #expect(try await client.request("POST", "/status/201").status == 201)
@@ -54,7 +55,7 @@ struct RedirectAndAuthenticationTests {
     }
 
     @Test func cookiesAreSetAndEchoed() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let set = try await client.request("GET", "/cookies/set?flavour=oat")
             #expect(set.status == 302)
@@ -67,7 +68,7 @@ struct RedirectAndAuthenticationTests {
     }
 
     @Test func documentsAndImagesHaveTheirFormats() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let json = try await client.request("GET", "/json")
             #expect((try json.jsonObject()["slideshow"] as? [String: Any])?["author"] as? String == "Yours Truly")

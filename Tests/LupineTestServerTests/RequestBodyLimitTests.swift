@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 @Suite("Request-body limits")
@@ -42,7 +43,7 @@ struct RequestBodyLimitTests {
 
     @Test(.timeLimit(.minutes(5)))
     func bodyOverTheCapIsAnswered413AndTheConnectionClosed() async throws {
-        try await withServer(.init(requestHeadTimeout: .seconds(60), maximumRequestBodySize: 1000)) { server in
+        try await withTestServer(.init(requestHeadTimeout: .seconds(60), maximumRequestBodySize: 1000)) { server in
             let declared = try await server.connect()
             try await declared.sendRequest("POST", "/post", body: Self.text(1001))
             try await Self.expectRejection(on: declared, status: 413)
@@ -66,12 +67,12 @@ struct RequestBodyLimitTests {
 
     @Test(.timeLimit(.minutes(5)))
     func budgetRefusesWhatDoesNotFitAndIsReturnedAfterwards() async throws {
-        try await withServer(Self.smallBudget) { server in
+        try await withTestServer(Self.smallBudget) { server in
             // A holds 60,000 bytes while its body is still arriving.
             let first = Self.text(60_000, seed: 1)
             let holder = try await server.connect()
             try await holder.send(Array("POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n".utf8) + first[..<1000])
-            #expect(try await eventually { server.requestBodies.bufferedBytes == 60_000 })
+            try await waitUntil("server.requestBodies.bufferedBytes == 60_000") { server.requestBodies.bufferedBytes == 60_000 }
 
             let declared = try await server.connect()
             try await declared.sendRequest("POST", "/post", body: Self.text(60_000))
@@ -85,9 +86,9 @@ struct RequestBodyLimitTests {
                 // Leaves mid-body: its reservation comes back when the connection goes.
                 let leaver = try await server.connect()
                 try await leaver.send(Array("PATCH /patch HTTP/1.1\r\nHost: x\r\nContent-Length: 30000\r\n\r\nabc".utf8))
-                #expect(try await eventually { server.requestBodies.bufferedBytes == 90_000 })
+                try await waitUntil("server.requestBodies.bufferedBytes == 90_000") { server.requestBodies.bufferedBytes == 90_000 }
             }
-            #expect(try await eventually { server.requestBodies.bufferedBytes == 60_000 })
+            try await waitUntil("server.requestBodies.bufferedBytes == 60_000") { server.requestBodies.bufferedBytes == 60_000 }
 
             try await holder.send(Array(first[1000...]))
             let echoed = try await holder.readResponse(method: "POST")
@@ -100,7 +101,7 @@ struct RequestBodyLimitTests {
 
     @Test(.timeLimit(.minutes(5)))
     func overlappingUploadsStayWithinTheBudget() async throws {
-        try await withServer(Self.smallBudget) { server in
+        try await withTestServer(Self.smallBudget) { server in
             // Twelve uploads of 30,000 bytes, half with Content-Length and half chunked, all begun
             // before any ends: 360,000 bytes if the server held them all.
             var uploads: [(client: RawHTTPClient, body: [UInt8], rest: [UInt8])] = []
@@ -129,7 +130,7 @@ struct RequestBodyLimitTests {
             #expect(server.requestBodies.peakBufferedBytes <= 100_000)
             #expect(statuses.allSatisfy { [200, 503].contains($0) })
             #expect(statuses.contains(200) && statuses.contains(503))
-            #expect(try await eventually { server.requestBodies.bufferedBytes == 0 })
+            try await waitUntil("server.requestBodies.bufferedBytes == 0") { server.requestBodies.bufferedBytes == 0 }
         }
     }
 }

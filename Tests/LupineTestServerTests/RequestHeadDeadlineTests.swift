@@ -1,5 +1,6 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 
 /// Deadlines here are short for a quick run but leave a request that must get in on time a
@@ -15,7 +16,7 @@ struct RequestHeadDeadlineTests {
 
     @Test(.timeLimit(.minutes(5)), arguments: [false, true])
     func silentAndTricklingConnectionsAreClosed(faultListener: Bool) async throws {
-        try await withServer(Self.deadline) { server in
+        try await withTestServer(Self.deadline) { server in
             let url = faultListener ? server.faultsBaseURL : server.baseURL
             let (host, port) = (url.host ?? "", url.port ?? 0)
             let silentCount = 100
@@ -50,13 +51,13 @@ struct RequestHeadDeadlineTests {
             }
             let client = try await RawHTTPClient.connect(to: url)
             #expect(try await client.request("GET", faultListener ? "/keep-alive-once" : "/get").status == 200)
-            #expect(try await eventually { server.connections.open <= 1 })
+            try await waitUntil("server.connections.open <= 1") { server.connections.open <= 1 }
         }
     }
 
     @Test(.timeLimit(.minutes(5)))
     func keepAliveConnectionIsClosedWhenTheNextHeadIsLate() async throws {
-        try await withServer(Self.deadline) { server in
+        try await withTestServer(Self.deadline) { server in
             async let main: Bool = {
                 let main = try await server.connect()
                 #expect(try await main.request("GET", "/get").status == 200)
@@ -75,7 +76,7 @@ struct RequestHeadDeadlineTests {
 
     @Test(.timeLimit(.minutes(5)))
     func responsesSlowerThanTheDeadlineAreNotCut() async throws {
-        try await withServer(Self.deadline) { server in
+        try await withTestServer(Self.deadline) { server in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let client = try await server.connect()
@@ -108,30 +109,30 @@ struct RequestHeadDeadlineTests {
 
     @Test(.timeLimit(.minutes(5)))
     func bodyThatStopsArrivingIsCutAndItsReservationReturned() async throws {
-        try await withServer(Self.deadline) { server in
+        try await withTestServer(Self.deadline) { server in
             let client = try await server.connect()
             try await client.send(Array("POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\nlupine".utf8))
             #expect(await client.isClosedByServer())
-            #expect(try await eventually { server.requestBodies.bufferedBytes == 0 })
+            try await waitUntil("server.requestBodies.bufferedBytes == 0") { server.requestBodies.bufferedBytes == 0 }
             #expect(server.requestBodies.peakBufferedBytes == 5000)
         }
     }
 
     @Test(.timeLimit(.minutes(5)))
     func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
-        try await withServer(.init(requestHeadTimeout: .seconds(60), maximumConnections: 3)) { server in
+        try await withTestServer(.init(requestHeadTimeout: .seconds(60), maximumConnections: 3)) { server in
             var held: [RawHTTPClient] = []
             for _ in 0..<3 {
                 held.append(try await server.connect())
             }
-            #expect(try await eventually { server.connections.open == 3 })
+            try await waitUntil("server.connections.open == 3") { server.connections.open == 3 }
             let refused = try await server.connectToFaults()
             #expect(await refused.isClosedByServer())
             #expect(server.connections.refused == 1)
             #expect(server.connections.open == 3)
 
             held.removeAll()
-            #expect(try await eventually { server.connections.open == 0 })
+            try await waitUntil("server.connections.open == 0") { server.connections.open == 0 }
             let client = try await server.connect()
             #expect(try await client.request("GET", "/get").status == 200)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LupineTestSupport
 import Testing
 
 @testable import LupineTestServer
@@ -6,7 +7,7 @@ import Testing
 @Suite("Retry and bearer endpoints count attempts per key")
 struct RetryEndpointTests {
     @Test func failEndpointFailsNTimesThenSucceeds() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             #expect(try await client.request("GET", "/retry/a/fail/2").status == 503)
             #expect(try await client.request("POST", "/retry/a/fail/2").status == 503)
@@ -26,7 +27,7 @@ struct RetryEndpointTests {
     }
 
     @Test func retryAfterSecondsArePassedThroughVerbatim() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             for value in ["0", "1", "-1", "soon", "99999999999999999999"] {
                 let failed = try await client.request("GET", "/retry/s-\(value)/retry-after/1?status=429&after=\(value)")
@@ -44,7 +45,7 @@ struct RetryEndpointTests {
     }
 
     @Test func retryAfterDateIsThatManySecondsFromNow() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -69,7 +70,7 @@ struct RetryEndpointTests {
     }
 
     @Test func attemptsAreCountedAcrossEndpointsAndReset() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             _ = try await client.request("GET", "/retry/k/fail/5")
             _ = try await client.request("PUT", "/retry/k/retry-after/5?after=1")
@@ -86,7 +87,7 @@ struct RetryEndpointTests {
     }
 
     @Test func bearerTokenIsCheckedAndCounted() async throws {
-        try await withServer { server in
+        try await withTestServer { server in
             let client = try await server.connect()
             let missing = try await client.request("GET", "/bearer/t0k")
             #expect(missing.status == 401)

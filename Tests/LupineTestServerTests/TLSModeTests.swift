@@ -1,12 +1,13 @@
 import Foundation
 import LupineTestServer
+import LupineTestSupport
 import Testing
 import X509
 
 @Suite("TLS mode")
 struct TLSModeTests {
     @Test func servedLeafVerifiesAgainstTheExposedAuthority() async throws {
-        try await withServer(.init(tls: true, requestHeadTimeout: .seconds(60))) { server in
+        try await withTestServer(.init(tls: true, requestHeadTimeout: .seconds(60))) { server in
             #expect(server.baseURL.absoluteString == "https://127.0.0.1:\(server.port)")
             let authorityDER = try #require(server.certificateAuthorityDER)
             let leafDER = try #require(server.leafCertificateDER)

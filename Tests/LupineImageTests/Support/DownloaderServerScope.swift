@@ -8,15 +8,14 @@ import LupineTestSupport
 func withDownloaderServer<Result>(
     _ body: (LupineTestServer, HTTPSessionManager) async throws -> Result
 ) async throws -> Result {
-    // A generous head deadline: a loaded machine's scheduling is not what these tests test.
-    let server = try await LupineTestServer.start(.init(requestHeadTimeout: .seconds(60)))
-    let transport = NIOTransport(configuration: TransportConfiguration())
-    let manager = HTTPSessionManager(transport: transport)
-    return try await running {
-        try await body(server, manager)
-    } thenAlways: {
-        await transport.shutdown()
-        await server.stop()
+    try await withTestServer { server in
+        let transport = NIOTransport(configuration: TransportConfiguration())
+        let manager = HTTPSessionManager(transport: transport)
+        return try await running {
+            try await body(server, manager)
+        } thenAlways: {
+            await transport.shutdown()
+        }
     }
 }
 

@@ -17,14 +17,14 @@ func withClient<Result>(
     // end a stalled exchange before the client's cancellation does (which is waited for 60 s).
     var configuration = LupineTestServer.Configuration()
     configuration.requestHeadTimeout = .seconds(600)
-    let server = try await LupineTestServer.start(configuration)
-    let manager = HTTPSessionManager(configuration: transport)
-    configure(manager)
-    let client = Client(serverURL: server.baseURL, transport: LupineClientTransport(manager: manager))
-    return try await running {
-        try await body(server, manager, client)
-    } thenAlways: {
-        manager.invalidateSession(cancelingTasks: true)
-        await server.stop()
+    return try await withTestServer(configuration) { server in
+        let manager = HTTPSessionManager(configuration: transport)
+        configure(manager)
+        let client = Client(serverURL: server.baseURL, transport: LupineClientTransport(manager: manager))
+        return try await running {
+            try await body(server, manager, client)
+        } thenAlways: {
+            manager.invalidateSession(cancelingTasks: true)
+        }
     }
 }

@@ -20,12 +20,7 @@ import Glibc
     static var hasOpenSSL: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") }
 
     static func withServer<Result>(http2: Bool = false, _ body: (LupineTestServer) async throws -> Result) async throws -> Result {
-        let server = try await LupineTestServer.start(.init(tls: true, http2: http2, requiresClientCertificates: true))
-        return try await running {
-            try await body(server)
-        } thenAlways: {
-            await server.stop()
-        }
+        try await withTestServer(.init(tls: true, http2: http2, requiresClientCertificates: true).lenient, body)
     }
 
     static func get(_ url: URL, presenting identity: ClientIdentity?) async throws -> TransportResponse {

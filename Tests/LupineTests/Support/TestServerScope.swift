@@ -41,13 +41,13 @@ func withServerAndTransport<Result>(
     transport transportConfiguration: TransportConfiguration = .init(connectTimeout: .seconds(60)),
     _ body: (LupineTestServer, NIOTransport) async throws -> Result
 ) async throws -> Result {
-    let server = try await LupineTestServer.start(WireProtocol.server(configuration, over: wire).lenient)
-    let transport = NIOTransport(configuration: WireProtocol.transport(transportConfiguration, over: wire))
-    return try await running {
-        try await body(server, transport)
-    } thenAlways: {
-        await transport.shutdown()
-        await server.stop()
+    try await withTestServer(WireProtocol.server(configuration, over: wire).lenient) { server in
+        let transport = NIOTransport(configuration: WireProtocol.transport(transportConfiguration, over: wire))
+        return try await running {
+            try await body(server, transport)
+        } thenAlways: {
+            await transport.shutdown()
+        }
     }
 }
 
@@ -76,17 +76,6 @@ extension ByteBuffer {
     /// The buffer parsed as a JSON object.
     var jsonObject: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(self.readableBytesView))) as? [String: Any]
-    }
-}
-
-extension LupineTestServer.Configuration {
-    /// This configuration with a request-head and stalled-body deadline of at least a minute: the
-    /// client tests do not test the server's deadline (10 s by default), and on a fully loaded
-    /// machine a request's task can wait its turn long enough to be cut by it.
-    var lenient: Self {
-        var configuration = self
-        configuration.requestHeadTimeout = max(configuration.requestHeadTimeout, .seconds(60))
-        return configuration
     }
 }
 

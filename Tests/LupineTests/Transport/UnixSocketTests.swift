@@ -24,11 +24,8 @@ import Testing
         let socket = try temporaryFolder().appending(path: "server.sock").path
         var configuration = configuration
         configuration.unixSocketPath = socket
-        let server = try await LupineTestServer.start(configuration)
-        return try await running {
+        return try await withTestServer(configuration.lenient) { server in
             try await body(server, socket)
-        } thenAlways: {
-            await server.stop()
         }
     }
 
