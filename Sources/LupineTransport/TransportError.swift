@@ -23,10 +23,14 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case uploadStalledAfterAnswer(timeout: TimeAmount)
     /// The whole request, from queueing to the last body byte, took longer than its deadline.
     case requestTimeout(timeout: TimeAmount)
-    /// The proxy (`host:port`) could not be reached, or would not carry the request: refused
-    /// the connection, asked for credentials (407), refused a tunnel, or answered something that
-    /// is not its protocol. Nothing was sent to the origin.
+    /// The proxy (`host:port`) would not carry the request: its name did not resolve, it asked
+    /// for credentials (407), refused a tunnel, answered something that is not its protocol, or
+    /// its certificate was not trusted. Nothing was sent to the origin.
     case proxyFailed(proxy: String, reason: String)
+    /// The connection to the proxy (`host:port`) failed: refused, timed out, or closed during
+    /// the tunnel's handshake. Nothing was sent to the origin; another try may succeed, as for
+    /// ``connectionFailed(host:port:underlying:)``.
+    case proxyConnectionFailed(proxy: String, reason: String)
     /// The Unix domain socket requests were to go to cannot be used: it does not exist, is not a
     /// socket, has too long a path, or nothing listens on it.
     case unixSocketUnusable(path: String, reason: String)
@@ -82,6 +86,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return "connection to \(TransportErrorWords.endpoint(host: host, port: port)) timed out after \(timeout.lupineSeconds) s"
         case .proxyFailed(let proxy, let reason):
             return "the proxy \(MessageText.oneLine(proxy)) failed: \(MessageText.oneLine(reason))"
+        case .proxyConnectionFailed(let proxy, let reason):
+            return "could not connect to the proxy \(MessageText.oneLine(proxy)): \(MessageText.oneLine(reason))"
         case .unixSocketUnusable(let path, let reason):
             return "cannot use the Unix domain socket \(MessageText.oneLine(path)): \(MessageText.oneLine(reason))"
         case .readTimeout(let timeout):

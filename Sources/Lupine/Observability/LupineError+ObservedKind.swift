@@ -40,6 +40,7 @@ extension TransportError {
         case .connectTimeout: return "connectTimeout"
         case .unixSocketUnusable: return "unixSocketUnusable"
         case .proxyFailed: return "proxyFailed"
+        case .proxyConnectionFailed: return "proxyConnectionFailed"
         case .readTimeout: return "readTimeout"
         case .uploadStalledAfterAnswer: return "uploadStalledAfterAnswer"
         case .requestTimeout: return "requestTimeout"

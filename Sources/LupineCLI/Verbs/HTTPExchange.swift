@@ -106,13 +106,14 @@ struct HTTPExchange {
     /// The request the URL and items describe, and a manager set up for it by the options; a
     /// request that cannot be built exits with a one-line reason.
     func prepare() throws -> (Request, HTTPSessionManager, StoredState) {
+        SecretArguments.hide()
         do {
             var request = try self.makeRequest()
             // Without Accept-Encoding, the transport asks for no encoding and inflates none.
             let configuration = TransportConfiguration(
                 decompressesResponses: !self.options.removesAcceptEncoding,
                 httpVersion: self.options.httpVersion,
-                proxy: try self.options.proxySettings(),
+                proxy: try self.options.proxySettings(for: request.url),
                 proxyTrustEvaluator: try self.options.proxyTrustEvaluator(),
                 clientIdentity: try self.options.clientIdentity(),
                 unixSocketPath: self.options.unixSocket

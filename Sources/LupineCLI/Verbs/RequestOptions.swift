@@ -164,15 +164,23 @@ struct RequestOptions: ParsableArguments {
     @Flag(name: .customLong("proxy-insecure"), help: "Do not verify an HTTPS proxy's own certificate (the server's still is).")
     var proxyInsecure = false
 
-    /// The proxies: the environment's, as curl reads it, or `--proxy`'s, with `--noproxy` and
-    /// `--proxy-user` applied.
-    func proxySettings(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ProxyError) -> ProxySettings {
-        var settings = try ProxySettings.environment(environment)
+    /// The proxies for a request to `url`, as curl chooses them: `--proxy`'s (an empty one for
+    /// none) over the environment's, which is not read then; none with `--noproxy '*'`; with
+    /// `--noproxy` and `--proxy-user` applied. A malformed variable that `url`'s scheme does not
+    /// read is left out, as curl reads only its scheme's.
+    func proxySettings(for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ProxyError) -> ProxySettings {
+        var settings: ProxySettings
         if let proxy {
+            guard !proxy.trimmingCharacters(in: .whitespaces).isEmpty else { return try ProxySettings() }
             let chosen = try Proxy(url: proxy)
             settings = try ProxySettings(httpProxy: chosen, httpsProxy: chosen, noProxy: noProxy ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
-        } else if let noProxy {
-            settings = try ProxySettings(httpProxy: settings.httpProxy, httpsProxy: settings.httpsProxy, noProxy: noProxy)
+        } else if noProxy?.trimmingCharacters(in: .whitespaces) == "*" {
+            return try ProxySettings()
+        } else {
+            settings = try Self.environmentProxies(for: url, environment: environment)
+            if let noProxy {
+                settings = try ProxySettings(httpProxy: settings.httpProxy, httpsProxy: settings.httpsProxy, noProxy: noProxy)
+            }
         }
         if let proxyUser {
             let parts = proxyUser.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
@@ -182,6 +190,19 @@ struct RequestOptions: ParsableArguments {
             settings.httpsProxy = withCredentials(settings.httpsProxy)
         }
         return settings
+    }
+
+    /// The environment's proxies; when a variable is malformed, read again without the proxy
+    /// variables `url`'s scheme does not read, so that only a variable it needs stops it.
+    private static func environmentProxies(for url: URL, environment: [String: String]) throws(ProxyError) -> ProxySettings {
+        do {
+            return try ProxySettings.environment(environment)
+        } catch {
+            let others: Set = url.scheme?.lowercased() == "https" ? ["http_proxy"] : ["https_proxy", "HTTPS_PROXY"]
+            let reduced = environment.filter { !others.contains($0.key) }
+            guard reduced.count < environment.count else { throw error }
+            return try ProxySettings.environment(reduced)
+        }
     }
 
     @Option(

@@ -106,7 +106,14 @@ struct ConnectionFactory: Sendable {
         let connected = eventLoop.makePromise(of: (connection: HTTPConnection, capacity: Int).self)
         let connectTimeout = self.configuration.connectTimeout
         let timeout = eventLoop.scheduleTask(in: connectTimeout) {
-            connected.fail(TransportError.connectTimeout(host: key.host, port: key.port, timeout: connectTimeout))
+            // Named by where the time went: the proxy (its tunnel), the socket, or the origin.
+            if let proxy = key.proxy {
+                connected.fail(TransportError.proxyConnectionFailed(proxy: proxy.endpoint, reason: "connecting through it did not complete within \(connectTimeout.lupineSeconds) s"))
+            } else if let socketPath = key.socketPath {
+                connected.fail(TransportError.unixSocketUnusable(path: socketPath, reason: "the connection over it did not complete within \(connectTimeout.lupineSeconds) s"))
+            } else {
+                connected.fail(TransportError.connectTimeout(host: key.host, port: key.port, timeout: connectTimeout))
+            }
         }
         connected.futureResult.whenComplete { _ in timeout.cancel() }
         // Each channel's outcome, by channel: one that the server or proxy closes at once has
@@ -244,7 +251,7 @@ struct ConnectionFactory: Sendable {
                 if let rejected = rejection.withLockedValue({ $0 }) {
                     "its certificate is not trusted: \(rejected.reason)"
                 } else {
-                    "the TLS handshake with it failed: \(TransportErrorWords.describe(error))"
+                    "the TLS handshake with it failed: \(TransportErrorWords.tlsFailure(error))"
                 }
             ready.fail(TransportError.proxyFailed(proxy: proxy.endpoint, reason: reason))
         }
@@ -425,14 +432,14 @@ struct ConnectionFactory: Sendable {
             let proxy = key.proxy?.endpoint ?? ""
             switch error {
             case ChannelError.connectTimeout:
-                return .proxyFailed(proxy: proxy, reason: "connecting to it timed out after \(timeout.lupineSeconds) s")
+                return .proxyConnectionFailed(proxy: proxy, reason: "connecting to it timed out after \(timeout.lupineSeconds) s")
             case let error as NIOConnectionError:
                 guard let first = error.connectionErrors.first else {
                     return .proxyFailed(proxy: proxy, reason: "its name could not be resolved")
                 }
-                return .proxyFailed(proxy: proxy, reason: TransportErrorWords.connectFailure(first.error, host: key.proxy?.host ?? "", port: key.proxy?.port ?? 0))
+                return .proxyConnectionFailed(proxy: proxy, reason: TransportErrorWords.connectFailure(first.error, host: key.proxy?.host ?? "", port: key.proxy?.port ?? 0))
             default:
-                return .proxyFailed(proxy: proxy, reason: TransportErrorWords.connectFailure(error, host: key.proxy?.host ?? "", port: key.proxy?.port ?? 0))
+                return .proxyConnectionFailed(proxy: proxy, reason: TransportErrorWords.connectFailure(error, host: key.proxy?.host ?? "", port: key.proxy?.port ?? 0))
             }
         case _ where key.socketPath != nil:
             return .unixSocketUnusable(path: key.socketPath ?? "", reason: TransportErrorWords.describe(error))

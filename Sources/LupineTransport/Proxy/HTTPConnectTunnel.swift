@@ -59,14 +59,15 @@ final class HTTPConnectTunnel: ChannelDuplexHandler, RemovableChannelHandler {
         self.received.writeBuffer(&buffer)
         let bytes = self.received.readableBytesView
         let end = Self.endOfHead(in: bytes)
-        guard let end, end - bytes.startIndex <= Self.maximumHeadSize else {
+        guard let end, end.head - bytes.startIndex <= Self.maximumHeadSize else {
             if end != nil || self.received.readableBytes > Self.maximumHeadSize {
                 self.fail("its answer to CONNECT is longer than \(Self.maximumHeadSize / 1024) KiB", context: context)
             }
             return
         }
-        let head = String(decoding: bytes[bytes.startIndex..<end], as: UTF8.self)
-        let statusLine = head.prefix { $0 != "\r" && $0 != "\n" }
+        // The status line, up to the first CR or LF (as bytes: "\r\n" is one Character).
+        let lineEnd = bytes[bytes.startIndex..<end.head].firstIndex { $0 == 13 || $0 == 10 } ?? end.head
+        let statusLine = String(decoding: bytes[bytes.startIndex..<lineEnd], as: UTF8.self)
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let status = Int(parts[1]) else {
             return self.fail("its answer to CONNECT is not HTTP", context: context)
@@ -84,20 +85,22 @@ final class HTTPConnectTunnel: ChannelDuplexHandler, RemovableChannelHandler {
             return self.fail("it refused the tunnel to \(self.target) (\(status)\(reason))", context: context)
         }
         self.isDone = true
-        self.received.moveReaderIndex(forwardBy: end + 4 - bytes.startIndex)
+        self.received.moveReaderIndex(forwardBy: end.body - bytes.startIndex)
         let rest = self.received
         self.received = ByteBuffer()
+        // The handlers for the origin go in as the promise succeeds; what came after the head is
+        // theirs, handed on before this handler leaves (a removed handler reaches no one).
         self.established.succeed(())
-        context.pipeline.syncOperations.removeHandler(self, promise: nil)
         if rest.readableBytes > 0 {
             context.fireChannelRead(Self.wrapInboundOut(rest))
         }
+        context.pipeline.syncOperations.removeHandler(self, promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         if !self.isDone {
             self.isDone = true
-            self.established.fail(TransportError.proxyFailed(proxy: self.proxy.endpoint, reason: "it closed the connection during CONNECT"))
+            self.established.fail(TransportError.proxyConnectionFailed(proxy: self.proxy.endpoint, reason: "it closed the connection during CONNECT"))
         }
         context.fireChannelInactive()
     }
@@ -117,12 +120,20 @@ final class HTTPConnectTunnel: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    /// Where `\r\n\r\n` starts in `bytes`, if it is there.
-    private static func endOfHead(in bytes: ByteBufferView) -> Int? {
+    /// Where the head in `bytes` ends (the empty line that ends it) and where what follows it
+    /// starts, if the empty line is there: CRLF line ends, or a lone LF, as RFC 9112 §2.2 lets a
+    /// recipient accept.
+    private static func endOfHead(in bytes: ByteBufferView) -> (head: Int, body: Int)? {
         var index = bytes.startIndex
-        while index + 3 < bytes.endIndex {
-            if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 {
-                return index
+        while index < bytes.endIndex {
+            if bytes[index] == 10 {
+                let next = index + 1
+                if next < bytes.endIndex, bytes[next] == 10 {
+                    return (index, next + 1)
+                }
+                if next + 1 < bytes.endIndex, bytes[next] == 13, bytes[next + 1] == 10 {
+                    return (index, next + 2)
+                }
             }
             index += 1
         }

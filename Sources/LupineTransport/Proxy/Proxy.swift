@@ -67,6 +67,10 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw ProxyError(reason: "\(Self.redacted(text)) names no proxy host")
         }
+        // A port the URL spells but that does not parse as one (2^63 and beyond) is no default.
+        guard url.port != nil || !Self.spellsPort(withScheme) else {
+            throw ProxyError(reason: "\(Self.redacted(text)) has no valid port")
+        }
         let port = url.port ?? (kind == .https ? 443 : 1080)
         guard (1...65535).contains(port) else {
             throw ProxyError(reason: "\(Self.redacted(text)) has no valid port")
@@ -100,6 +104,20 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// The `Proxy-Authorization` value for an HTTP proxy, when it has credentials.
     var basicAuthorization: String? {
         self.credentials.map { "Basic " + Data("\($0.user):\($0.password)".utf8).base64EncodedString() }
+    }
+
+    /// Whether the authority of the URL `text` has a `:port` part.
+    private static func spellsPort(_ text: String) -> Bool {
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        let rest = text[start...]
+        var authority = rest[..<(rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: "@") {
+            authority = authority[authority.index(after: at)...]
+        }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            authority = authority[authority.index(after: close)...]
+        }
+        return authority.contains(":")
     }
 
     /// `text` with any password replaced, for messages.

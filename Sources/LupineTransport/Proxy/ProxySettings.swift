@@ -41,12 +41,10 @@ public struct ProxySettings: Sendable, Hashable {
             }
         }
         let all = try proxy(value("all_proxy", "ALL_PROXY"), "all_proxy")
+        let http = try proxy(value("http_proxy"), "http_proxy") ?? all
+        let https = try proxy(value("https_proxy", "HTTPS_PROXY"), "https_proxy") ?? all
         do {
-            return try ProxySettings(
-                httpProxy: try proxy(value("http_proxy"), "http_proxy") ?? all,
-                httpsProxy: try proxy(value("https_proxy", "HTTPS_PROXY"), "https_proxy") ?? all,
-                noProxy: value("no_proxy", "NO_PROXY") ?? ""
-            )
+            return try ProxySettings(httpProxy: http, httpsProxy: https, noProxy: value("no_proxy", "NO_PROXY") ?? "")
         } catch {
             throw ProxyError(reason: "no_proxy: \(error.reason)")
         }
@@ -66,7 +64,11 @@ public struct ProxySettings: Sendable, Hashable {
     /// The proxy a request to `host` and `port` over `scheme` goes through, if any.
     func proxy(for scheme: PoolKey.Scheme, host: String, port: Int) -> Proxy? {
         guard let proxy = scheme == .https ? self.httpsProxy : self.httpProxy else { return nil }
-        let name = host.lowercased()
+        // A fully qualified name's final dot names the same host (`localhost.`).
+        var name = host.lowercased()
+        if name.count > 1, name.hasSuffix(".") {
+            name.removeLast()
+        }
         let address = Self.addressBytes(name)
         return self.exceptions.contains { $0.covers(name: name, address: address, port: port) } ? nil : proxy
     }

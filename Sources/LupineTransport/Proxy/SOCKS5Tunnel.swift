@@ -152,11 +152,13 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
             self.stage = .done
             let rest = self.received
             self.received = ByteBuffer()
+            // The origin's handlers go in as the promise succeeds; what followed the reply is
+            // theirs, handed on before this handler leaves (a removed handler reaches no one).
             self.established.succeed(())
-            context.pipeline.syncOperations.removeHandler(self, promise: nil)
             if rest.readableBytes > 0 {
                 context.fireChannelRead(Self.wrapInboundOut(rest))
             }
+            context.pipeline.syncOperations.removeHandler(self, promise: nil)
         case .done:
             return nil
         }
@@ -169,6 +171,11 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
             switch result {
             case .success(let target):
                 self.resolved = target
+                if case .name(let name, _) = target, name.utf8.count > 255 {
+                    // RFC 1928 §5 carries a name in at most 255 bytes: cut, it would name another host.
+                    _ = self.fail("the host name is longer than the 255 bytes SOCKS5 can carry; use socks5:// to resolve it here", context: context)
+                    return
+                }
                 self.send(Self.connectRequest(to: target), context: context)
             case .failure(let error):
                 _ = self.fail("the target's name could not be resolved here (\(TransportErrorWords.describe(error)))", context: context)
@@ -179,7 +186,7 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
     private static func connectRequest(to target: Target) -> [UInt8] {
         switch target {
         case .name(let name, let port):
-            let bytes = Array(name.utf8.prefix(255))
+            let bytes = Array(name.utf8)
             return [0x05, 0x01, 0x00, 0x03, UInt8(bytes.count)] + bytes + [UInt8(port >> 8), UInt8(port & 0xFF)]
         case .address(let address, let port):
             return [0x05, 0x01, 0x00, address.count == 4 ? 0x01 : 0x04] + address + [UInt8(port >> 8), UInt8(port & 0xFF)]
@@ -214,7 +221,7 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if self.stage != .done {
             self.stage = .done
-            self.established.fail(TransportError.proxyFailed(proxy: self.proxy.endpoint, reason: "it closed the connection during the SOCKS5 handshake"))
+            self.established.fail(TransportError.proxyConnectionFailed(proxy: self.proxy.endpoint, reason: "it closed the connection during the SOCKS5 handshake"))
         }
         context.fireChannelInactive()
     }

@@ -25,7 +25,7 @@ import Testing
         #expect(!socks.description.contains("p:ss"))
         let secure = try Proxy(url: "https://proxy.example")
         #expect(secure.kind == .https && secure.port == 443)
-        for bad in ["ftp://proxy:21", "http://", "http://proxy:99999", "https://proxy:0"] {
+        for bad in ["ftp://proxy:21", "http://", "http://proxy:99999", "https://proxy:0", "http://a:b@127.0.0.1:9223372036854775808", "http://[::1]:99999999999999999999"] {
             #expect(throws: ProxyError.self) { try Proxy(url: bad) }
         }
         #expect {
@@ -101,6 +101,24 @@ import Testing
                 proxy: try ProxySettings(httpProxy: proxy, httpsProxy: proxy)
             )
         )
+    }
+
+    /// What `request` threw, or `nil` when it returned.
+    static func failure(of request: () async throws -> Void) async -> (any Error)? {
+        do {
+            try await request()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The reason of a proxy's failure, whether it refused the request or the connection to it failed.
+    static func proxyReason(of error: (any Error)?) -> String? {
+        switch error {
+        case TransportError.proxyFailed(_, let reason)?, TransportError.proxyConnectionFailed(_, let reason)?: reason
+        default: nil
+        }
     }
 
     static func echoedHeaders(_ body: ByteBuffer) throws -> [String: String] {
@@ -369,8 +387,30 @@ import Testing
         await #expect {
             _ = try await transport.get(URL(string: "https://origin.example/get")!)
         } throws: { error in
-            guard case TransportError.proxyFailed(let proxy, let reason) = error else { return false }
-            return proxy == "127.0.0.1:1" && reason.contains("connection refused")
+            guard case TransportError.proxyConnectionFailed(let proxy, let reason) = error else { return false }
+            return proxy == "127.0.0.1:1" && reason.contains("connection refused") && "\(error)".hasPrefix("could not connect to the proxy 127.0.0.1:1")
+        }
+    }
+
+    /// A retry policy retries a connection to the proxy that failed (refused, here), as it does
+    /// a connection to a server; a proxy's refusal of the request itself is not retried.
+    @Test func aFailedConnectionToTheProxyIsRetried() async throws {
+        let transport = try Self.transport(through: Proxy(kind: .http, host: "127.0.0.1", port: 1))
+        let manager = HTTPSessionManager(transport: transport)
+        defer { manager.invalidateSession(cancelingTasks: true) }
+        let retries = NIOLockedValueBox(0)
+        manager.interceptor = Interceptor(retriers: [CountingRetrier(count: retries, policy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: .zero, jitter: false))])
+        await #expect(throws: LupineError.self) { _ = try await manager.get("https://origin.example/get") }
+        #expect(retries.withLockedValue { $0 } == 3)
+        await transport.shutdown()
+    }
+
+    struct CountingRetrier: RequestRetrier {
+        let count: NIOLockedValueBox<Int>
+        let policy: RetryPolicy
+        func retry(_ context: RetryContext) async throws -> RetryDecision {
+            self.count.withLockedValue { $0 += 1 }
+            return try await self.policy.retry(context)
         }
     }
 
@@ -381,20 +421,19 @@ import Testing
         ("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000), "longer than 16 KiB"),
         ("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", "longer than 16 KiB"),
         ("HTTP/1.1 200 Conn", "closed the connection during CONNECT"),
+        // The status line ends at its CR or LF (in Swift "\r\n" is one Character): the fields
+        // after it are not quoted, and a status line without a reason is still HTTP.
+        ("HTTP/1.1 407\r\nProxy-Authenticate: Basic\r\n\r\n", "refused the credentials (407)"),
+        ("HTTP/1.1 503 Service Unavailable\r\nServer: squid\r\n\r\n", "(503 Service Unavailable)"),
+        // Lone LF line ends (RFC 9112 §2.2 lets a recipient accept them).
+        ("HTTP/1.1 403 Forbidden\n\n", "(403 Forbidden)"),
     ])
     func aProxyThatWillNotTunnelFailsTyped(answer: String, words: String) async throws {
         try await withScriptedServerAndTransport { proxyServer, _ in
             let proxy = Proxy(kind: .http, host: "127.0.0.1", port: proxyServer.url.port ?? 0, credentials: .init(user: "u", password: "secret"))
             let transport = try Self.transport(through: proxy)
             defer { Task { await transport.shutdown() } }
-            async let outcome: (any Error)? = {
-                do {
-                    _ = try await transport.get(URL(string: "https://origin.example/get")!)
-                    return nil
-                } catch {
-                    return error
-                }
-            }()
+            async let outcome = Self.failure { _ = try await transport.get(URL(string: "https://origin.example/get")!) }
             let connection = try await proxyServer.nextConnection()
             let head = await connection.readRequestHead() ?? ""
             #expect(head.hasPrefix("CONNECT origin.example:443 HTTP/1.1\r\n"))
@@ -402,12 +441,91 @@ import Testing
             try await connection.write(answer)
             try await connection.close()
             let error = await outcome
-            guard case TransportError.proxyFailed(_, let reason)? = error else {
+            guard let reason = Self.proxyReason(of: error) else {
                 Issue.record("expected proxyFailed, got \(String(describing: error))")
                 return
             }
             #expect(reason.contains(words), "\(reason)")
+            #expect(!reason.contains("Server") && !reason.contains("Proxy-Authenticate"), "\(reason)")
             #expect(!"\(String(describing: error))".contains("secret"))
+        }
+    }
+
+    /// Bytes that come in the same read as a tunnel's opening answer belong to the origin: they
+    /// reach its handlers at once (here TLS, which refuses them), rather than being lost and the
+    /// request waiting out its deadline.
+    @Test(arguments: [
+        ("connect", ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\nhello, not TLS")),
+        ("connect", ByteBuffer(string: "HTTP/1.1 200\n\nhello, not TLS")),
+        ("socks5h", ByteBuffer(bytes: [0x05, 0x00, 0x05, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0] + Array("hello, not TLS".utf8))),
+    ])
+    func whatFollowsATunnelsAnswerInTheSameReadReachesTheOrigin(kind: String, answer: ByteBuffer) async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let proxy = Proxy(kind: kind == "connect" ? .http : .socks5h, host: "127.0.0.1", port: proxyServer.url.port ?? 0)
+            let transport = try Self.transport(through: proxy)
+            defer { Task { await transport.shutdown() } }
+            async let outcome = Self.failure { _ = try await transport.get(URL(string: "https://origin.example/get")!) }
+            let connection = try await proxyServer.nextConnection()
+            if kind == "connect" {
+                _ = await connection.readRequestHead()
+            } else {
+                _ = await connection.readBytes(3)
+            }
+            // The connection stays open: only the bytes can end the request.
+            try await connection.write(answer)
+            let error = await outcome
+            guard case TransportError.tlsHandshakeFailed(let host, _)? = error else {
+                Issue.record("expected the origin's TLS to refuse the bytes, got \(String(describing: error))")
+                return
+            }
+            #expect(host == "origin.example")
+            try await connection.close()
+        }
+    }
+
+    /// socks5h carries a name in at most 255 bytes: a longer one is refused before it is sent,
+    /// never cut into another host's name.
+    @Test func aNameTooLongForSOCKS5IsRefusedNotCut() async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let proxy = Proxy(kind: .socks5h, host: "127.0.0.1", port: proxyServer.url.port ?? 0)
+            let transport = try Self.transport(through: proxy)
+            defer { Task { await transport.shutdown() } }
+            let name = String(repeating: "a", count: 251) + ".localhost"
+            async let outcome = Self.failure { _ = try await transport.get(URL(string: "http://\(name)/")!) }
+            let connection = try await proxyServer.nextConnection()
+            #expect(await connection.readBytes(3) == [0x05, 0x01, 0x00])
+            try await connection.write(ByteBuffer(bytes: [0x05, 0x00]))
+            let error = await outcome
+            guard case TransportError.proxyFailed(_, let reason)? = error else {
+                Issue.record("expected proxyFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(reason.contains("longer than the 255 bytes"), "\(reason)")
+            try await connection.close()
+        }
+    }
+
+    /// A proxy that takes the connection and then says nothing is named when the connect
+    /// deadline passes, not the origin it never reached.
+    @Test func aSilentProxyIsNamedWhenTheDeadlinePasses() async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let transport = NIOTransport(
+                configuration: TransportConfiguration(
+                    connectTimeout: .milliseconds(500),
+                    proxy: try ProxySettings(httpsProxy: Proxy(kind: .http, host: "127.0.0.1", port: proxyServer.url.port ?? 0))
+                )
+            )
+            defer { Task { await transport.shutdown() } }
+            async let outcome = Self.failure { _ = try await transport.get(URL(string: "https://origin.example/get")!) }
+            let connection = try await proxyServer.nextConnection()
+            let error = await outcome
+            guard case TransportError.proxyConnectionFailed(let named, let reason)? = error else {
+                Issue.record("expected proxyFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(named == "127.0.0.1:\(proxyServer.url.port ?? 0)")
+            #expect(reason.contains("did not complete within"), "\(reason)")
+            try await connection.close()
         }
     }
 
@@ -423,14 +541,7 @@ import Testing
             let proxy = Proxy(kind: .socks5h, host: "127.0.0.1", port: proxyServer.url.port ?? 0)
             let transport = try Self.transport(through: proxy)
             defer { Task { await transport.shutdown() } }
-            async let outcome: (any Error)? = {
-                do {
-                    _ = try await transport.get(URL(string: "http://origin.example/get")!)
-                    return nil
-                } catch {
-                    return error
-                }
-            }()
+            async let outcome = Self.failure { _ = try await transport.get(URL(string: "http://origin.example/get")!) }
             let connection = try await proxyServer.nextConnection()
             #expect(await connection.readBytes(3) == [0x05, 0x01, 0x00])
             try await connection.write(ByteBuffer(bytes: answer))
@@ -469,6 +580,47 @@ import Testing
             #expect(lines.count == 4, "\(lines.joined(separator: " | "))")  // curl's, --proxy's, the environment's, -v's
             let badSetting = try await LupineCommandLineTests.lupine(["get", url], environment: ["http_proxy": "ftp://user:secret@x:1"])
             #expect(badSetting.status == 1 && badSetting.stderr.contains("http_proxy") && !badSetting.stderr.contains("secret"), "\(badSetting.stderr)")
+        }
+    }
+
+    /// As curl: `-x` and `--noproxy '*'` win over a malformed environment, which is not read
+    /// then; a malformed variable the URL's scheme does not read stops nothing; `-x ''` goes
+    /// straight to the origin; a port the proxy URL spells that does not parse is refused.
+    @Test func theCommandLineChoosesProxiesAsCurlDoes() async throws {
+        try await withTestServer { server in
+            let url = server.baseURL.absoluteString + "/get"
+            let garbage = ["http_proxy": "garbage value", "https_proxy": "also garbage"]
+            let direct = ["--timeout", "30", "--print", "b"]
+            for arguments in [["-x", ""], ["--noproxy", "*"]] {
+                let run = try await LupineCommandLineTests.lupine(["get", url] + direct + arguments, environment: garbage)
+                #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            }
+            // An http URL needs http_proxy alone: a bad https_proxy is not its concern.
+            let unconcerned = try await LupineCommandLineTests.lupine(["get", url] + direct, environment: ["https_proxy": "also garbage"])
+            #expect(unconcerned.status == 0, "\(unconcerned.stderr)")
+            let concerned = try await LupineCommandLineTests.lupine(["get", url] + direct, environment: ["http_proxy": "garbage value"])
+            #expect(concerned.status == 1 && concerned.stderr.contains("http_proxy: garbage value"), "\(concerned.stderr)")
+            #expect(!concerned.stderr.contains("no_proxy"), "\(concerned.stderr)")
+            let overflowing = try await LupineCommandLineTests.lupine(["get", url, "-x", "http://a:pw@127.0.0.1:9223372036854775808"])
+            #expect(overflowing.status == 1 && overflowing.stderr.contains("has no valid port"), "\(overflowing.stderr)")
+        }
+    }
+
+    /// `--proxy-user` and `--auth` values are hidden from `ps` once parsed, as curl hides them.
+    @Test func secretsOnTheCommandLineAreHiddenFromOtherProcesses() async throws {
+        try await withTestServer { server in
+            let running = try LupineCommandLineTests.start([
+                "get", server.baseURL.absoluteString + "/delay/3", "--auth", "alice:s3cret", "--proxy-user=bob:hunter2", "-x", "", "--timeout", "60",
+            ])
+            try await running.whileRunning {
+                let path = "/proc/\(running.process.pid)/cmdline"
+                try await waitUntil("lupine hides its secrets") {
+                    let line = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data(), as: UTF8.self)
+                    return line.contains("--auth") && !line.contains("s3cret") && !line.contains("hunter2")
+                }
+            }
+            let outcome = try await running.finish()
+            #expect(outcome.status == 0, "\(outcome.stderr)")
         }
     }
 
