@@ -18,7 +18,7 @@ import NIOPosix
 @main
 struct LupineBench {
     static let usage = """
-        usage: lupine-bench [--only session|http2|layer|cache|observability|images|transfers] [--rounds N]
+        usage: lupine-bench [--only session|http2|layer|cache|observability|images|transfers|soak] [--rounds N]
                             [--requests N] [--transfer-bytes N] [--nio-executor]
                lupine-bench --profile transport|session|transport-h2|session-h2 [--concurrency N] [--requests N] [--url BASE]
         """
@@ -34,8 +34,8 @@ struct LupineBench {
         // Swift concurrency on NIO's event loops when asked: an await that NIO
         // resumes then carries on on the same thread. Installed before anything is enqueued.
         let onEventLoops = arguments.contains("--nio-executor") && NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        if arguments.contains("--serve") {
-            try await ServerProcess.serve()
+        if arguments.contains("--serve") || arguments.contains("--serve-h2") {
+            try await ServerProcess.serve(http2: arguments.contains("--serve-h2"))
         }
         let requests = Self.value(of: "--requests", in: arguments).flatMap(Int.init) ?? 20_000
         let rounds = Self.value(of: "--rounds", in: arguments).flatMap(Int.init) ?? 5
@@ -74,6 +74,10 @@ struct LupineBench {
         if only == nil || only == "images" {
             try await ImageBenchmark.run()
         }
+        // The soak runs only when asked: a million requests is a run of its own.
+        if only == "soak" {
+            try await SoakBenchmark.run(requests: Self.value(of: "--requests", in: arguments).flatMap(Int.init) ?? 1_000_000)
+        }
         if only == nil || only == "transfers" {
             let child = try ServerProcess()
             defer { child.stop() }
@@ -84,9 +88,9 @@ struct LupineBench {
 
     /// The first argument that is neither a known flag nor a valid value of a known option, if any.
     static func unknownArgument(in arguments: [String]) -> String? {
-        let flags: Set = ["--nio-executor", "--serve"]
+        let flags: Set = ["--nio-executor", "--serve", "--serve-h2"]
         let choices: [String: Set<String>] = [
-            "--only": ["session", "http2", "layer", "cache", "observability", "images", "transfers"],
+            "--only": ["session", "http2", "layer", "cache", "observability", "images", "transfers", "soak"],
             "--profile": ["transport", "session", "transport-h2", "session-h2"],
         ]
         let counts: Set = ["--rounds", "--requests", "--transfer-bytes", "--concurrency"]
@@ -258,4 +262,6 @@ enum BenchError: Error {
     case missing(String)
     /// A cache that should hold the response did not.
     case cacheMiss(String)
+    /// A response that is not what the request asked for.
+    case unexpected(String)
 }

@@ -5,19 +5,23 @@ import LupineTestServer
 /// the peak RSS the transfer rows report is the client's alone.
 final class ServerProcess {
     let baseURL: URL
+    /// Its fault listener's URL (HTTP/1.1 always).
+    let faultsURL: URL
     let process: Process
 
-    /// Starts the child (on core `core` when given) and waits for the URL it prints.
-    init(pinnedTo core: Int? = nil) throws {
+    /// Starts the child (on core `core` when given; speaking h2c when `http2`) and waits for the
+    /// URLs it prints.
+    init(pinnedTo core: Int? = nil, http2: Bool = false) throws {
+        let arguments = [http2 ? "--serve-h2" : "--serve"]
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let output = Pipe()
         let process: Process
         if core != nil {
-            process = try PinnedServer.pinned(executable, ["--serve"], output: output)
+            process = try PinnedServer.pinned(executable, arguments, output: output)
         } else {
             process = Process()
             process.executableURL = executable
-            process.arguments = ["--serve"]
+            process.arguments = arguments
             process.standardOutput = output
             try process.run()
         }
@@ -25,11 +29,13 @@ final class ServerProcess {
         while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
             line.append(byte)
         }
-        guard let url = URL(string: String(decoding: line, as: UTF8.self)), url.host != nil else {
+        let urls = String(decoding: line, as: UTF8.self).split(separator: " ").compactMap { URL(string: String($0)) }
+        guard urls.count == 2, let url = urls.first, url.host != nil else {
             process.terminate()
             throw BenchError.invalidURL(String(decoding: line, as: UTF8.self))
         }
         self.baseURL = url
+        self.faultsURL = urls[1]
         self.process = process
     }
 
@@ -38,10 +44,11 @@ final class ServerProcess {
         self.process.waitUntilExit()
     }
 
-    /// The child's side: serve until terminated, after printing the URL on its own line.
-    static func serve() async throws -> Never {
-        let server = try await LupineTestServer.start()
-        FileHandle.standardOutput.write(Data((server.baseURL.absoluteString + "\n").utf8))
+    /// The child's side: serve (h2c when `http2`) until terminated, after printing the main and
+    /// fault listeners' URLs on one line.
+    static func serve(http2: Bool = false) async throws -> Never {
+        let server = try await LupineTestServer.start(.init(http2: http2, requestHeadTimeout: .seconds(60)))
+        FileHandle.standardOutput.write(Data((server.baseURL.absoluteString + " " + server.faultsBaseURL.absoluteString + "\n").utf8))
         while true {
             try await Task.sleep(for: .seconds(3600))
         }

@@ -401,6 +401,43 @@ import Testing
         }
     }
 
+    /// Found by the soak (`lupine-bench --only soak`): on one h2c connection, 300 uploads beside
+    /// 300 streams cancelled 20 ms into their body: about 100 uploads fail with
+    /// `connectionClosedBeforeResponse` (the connection goes away under them once). The client's
+    /// connection watcher does not close it (checked); which side does, and why, is open.
+    /// Recorded as a known issue so the suite shows it until it is fixed.
+    @Test func uploadsBesideCancelledStreamsAllSucceed() async throws {
+        try await withServerAndTransport(server: .init(http2: true), transport: Self.configuration(.http2PriorKnowledge, connections: 1)) { server, transport in
+            let upload = [UInt8](repeating: UInt8(ascii: "u"), count: 64 << 10)
+            let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<600 {
+                    group.addTask {
+                        if index % 2 == 0 {
+                            // Cancelled mid-body, as a user's task is: the head has come, the body drips.
+                            let cancellation = TransportCancellation()
+                            let response = try? await transport.execute(TransportRequest(url: server.baseURL.appending("/drip?numbytes=4&duration=2"), cancellation: cancellation))
+                            try? await Task.sleep(for: .milliseconds(20))
+                            cancellation.cancel()
+                            _ = response
+                            return 0
+                        }
+                        let request = TransportRequest(method: .POST, url: server.baseURL.appending("/upload"), body: .bytes(upload), cancellation: TransportCancellation())
+                        do {
+                            let (response, _) = try await transport.fetch(request)
+                            return response.status == .ok ? 0 : 1
+                        } catch {
+                            return 1
+                        }
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            withKnownIssue("h2 uploads beside cancelled streams fail (soak finding, cause open)", isIntermittent: true) {
+                #expect(failures == 0)
+            }
+        }
+    }
+
     @Test func priorKnowledgeToAnHTTP11ServerFailsWithATypedError() async throws {
         try await withServerAndTransport(server: .init(), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
             await #expect {
