@@ -198,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LupineImageTests",
-            dependencies: ["LupineImage", "Lupine", "LupineTestServer"],
+            dependencies: ["LupineImage", "Lupine", "LupineTestServer", "LupineTestSupport"],
             swiftSettings: strictSwift6
         ),
         // The generated client in Generated/ is committed; its README says how it was made.

@@ -44,7 +44,12 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandl
         case .goAway(let lastStreamID, let errorCode, _):
             self.onGoingAway?(lastStreamID)
             if errorCode != .noError {
-                context.close(promise: nil)
+                // After NIOHTTP2 has ended the streams above `lastStreamID` (never processed:
+                // sent again elsewhere) for this frame; closing at once would fail them as lost.
+                // A server that takes a burst of resets for an attack (RFC 9113 §10.5; NIOHTTP2's
+                // and nginx's rapid-reset limits) says so with ENHANCE_YOUR_CALM and stream 0.
+                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                context.eventLoop.execute { loopBound.value.close(promise: nil) }
             }
         default:
             break

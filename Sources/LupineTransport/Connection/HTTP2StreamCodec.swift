@@ -270,6 +270,19 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler, Byt
         context.fireErrorCaught(Self.translate(error, lastProcessed: self.lastProcessedStream()))
     }
 
+    /// A stream the server named as never processed (above a GOAWAY's last stream) that ends
+    /// with its connection, before NIOHTTP2 ended it (a server that closes straight after
+    /// GOAWAY), fails as not processed, to be sent again, rather than as lost.
+    func channelInactive(context: ChannelHandlerContext) {
+        if let lastProcessed = self.lastProcessedStream(),
+            let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID),
+            stream > lastProcessed
+        {
+            context.fireErrorCaught(TransportError.requestNotProcessed(reason: "it went away (GOAWAY) before the request's stream"))
+        }
+        context.fireChannelInactive()
+    }
+
     static func translate(_ error: any Error, lastProcessed: HTTP2StreamID?) -> any Error {
         if error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
             return TransportError.requestNotProcessed(reason: "it went away (GOAWAY) as the request's stream opened")

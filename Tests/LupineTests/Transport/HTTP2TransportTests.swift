@@ -401,15 +401,17 @@ import Testing
         }
     }
 
-    /// Found by the soak (`lupine-bench --only soak`): on one h2c connection, 300 uploads beside
-    /// 300 streams cancelled 20 ms into their body: about 100 uploads fail with
-    /// `connectionClosedBeforeResponse` (the connection goes away under them once). The client's
-    /// connection watcher does not close it (checked); which side does, and why, is open.
-    /// Recorded as a known issue so the suite shows it until it is fixed.
-    @Test func uploadsBesideCancelledStreamsAllSucceed() async throws {
+    /// Found by the soak (`lupine-bench --only soak`): streams cancelled 20 ms into their body
+    /// are a burst of resets, which NIOHTTP2's server takes for a rapid-reset attack and answers
+    /// with GOAWAY(ENHANCE_YOUR_CALM, last stream 0): no stream was processed. The uploads beside
+    /// them are then sent again on a new connection; they were failed as lost ("closed before a
+    /// response") when the connection was closed before NIOHTTP2 had ended them as unprocessed.
+    /// A server that keeps calling it an attack may outlast the two replays: such an upload
+    /// fails as not processed (typed, safe to send again), never as lost.
+    @Test func uploadsBesideCancelledStreamsAreSentAgainNotLost() async throws {
         try await withServerAndTransport(server: .init(http2: true), transport: Self.configuration(.http2PriorKnowledge, connections: 1)) { server, transport in
             let upload = [UInt8](repeating: UInt8(ascii: "u"), count: 64 << 10)
-            let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            let failures = try await withThrowingTaskGroup(of: (any Error)?.self) { group in
                 for index in 0..<600 {
                     group.addTask {
                         if index % 2 == 0 {
@@ -419,22 +421,24 @@ import Testing
                             try? await Task.sleep(for: .milliseconds(20))
                             cancellation.cancel()
                             _ = response
-                            return 0
+                            return nil
                         }
                         let request = TransportRequest(method: .POST, url: server.baseURL.appending("/upload"), body: .bytes(upload), cancellation: TransportCancellation())
                         do {
-                            let (response, _) = try await transport.fetch(request)
-                            return response.status == .ok ? 0 : 1
+                            _ = try await transport.fetch(request)
+                            return nil
                         } catch {
-                            return 1
+                            return error
                         }
                     }
                 }
-                return try await group.reduce(0, +)
+                return try await group.reduce(into: [any Error]()) { if let failure = $1 { $0.append(failure) } }
             }
-            withKnownIssue("h2 uploads beside cancelled streams fail (soak finding, cause open)", isIntermittent: true) {
-                #expect(failures == 0)
+            let lost = failures.filter {
+                guard case TransportError.requestNotProcessed = $0 else { return true }
+                return false
             }
+            #expect(lost.isEmpty, "\(lost.count) of 300 uploads lost: \(lost.prefix(3))")
         }
     }
 
