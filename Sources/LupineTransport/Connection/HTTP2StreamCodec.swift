@@ -270,13 +270,13 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler, Byt
         context.fireErrorCaught(Self.translate(error, lastProcessed: self.lastProcessedStream()))
     }
 
-    /// A stream the server named as never processed (above a GOAWAY's last stream) that ends
-    /// with its connection, before NIOHTTP2 ended it (a server that closes straight after
-    /// GOAWAY), fails as not processed, to be sent again, rather than as lost.
+    /// A stream the server named as never processed (above a GOAWAY's last stream, or one whose
+    /// HEADERS never left, so that it has no number yet) that ends with its connection, before
+    /// NIOHTTP2 ended it (a server that closes straight after GOAWAY), fails as not processed, to
+    /// be sent again, rather than as lost.
     func channelInactive(context: ChannelHandlerContext) {
         if let lastProcessed = self.lastProcessedStream(),
-            let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID),
-            stream > lastProcessed
+            (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map({ $0 > lastProcessed }) ?? true
         {
             context.fireErrorCaught(TransportError.requestNotProcessed(reason: "it went away (GOAWAY) before the request's stream"))
         }
