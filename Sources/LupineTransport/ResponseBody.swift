@@ -18,6 +18,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     enum Storage: Sendable {
         case streamed(Producer)
         case arrived([ByteBuffer], error: (any Error)?)
+        case stream(AsyncThrowingStream<ByteBuffer, any Error>)
     }
 
     let storage: Storage
@@ -37,11 +38,19 @@ public struct ResponseBody: AsyncSequence, Sendable {
         self.storage = .arrived(buffers, error: nil)
     }
 
+    /// A body produced as it is asked for, for a ``Transport`` that is not a network connection
+    /// (a proxy of another client, a test double that stalls or fails partway): it yields what
+    /// `stream` yields, and ends as it ends.
+    public init(_ stream: AsyncThrowingStream<ByteBuffer, any Error>) {
+        self.storage = .stream(stream)
+    }
+
     /// Iterates the body's buffers.
     public struct AsyncIterator: AsyncIteratorProtocol {
         enum Base {
             case streamed(Producer.AsyncIterator)
             case arrived(IndexingIterator<[ByteBuffer]>, error: (any Error)?)
+            case stream(AsyncThrowingStream<ByteBuffer, any Error>.AsyncIterator)
         }
 
         var base: Base
@@ -67,6 +76,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
                     self.base = .arrived(iterator, error: nil)
                     throw error
                 }
+            case .stream(var iterator):
+                let chunk = try await iterator.next()
+                self.base = .stream(iterator)
+                if let chunk {
+                    return chunk
+                }
             }
             if Task.isCancelled {
                 throw TransportError.cancelled
@@ -81,6 +96,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
             return AsyncIterator(base: .streamed(producer.makeAsyncIterator()))
         case .arrived(let buffers, let error):
             return AsyncIterator(base: .arrived(buffers.makeIterator(), error: error))
+        case .stream(let stream):
+            return AsyncIterator(base: .stream(stream.makeAsyncIterator()))
         }
     }
 

@@ -12,6 +12,9 @@ public final class ScriptedTransport: Transport, Sendable {
     public enum Step: Sendable {
         /// Answers with `status`, `headers` and a body delivered in `chunks`.
         case respond(HTTPResponseStatus, headers: HTTPHeaders = [:], chunks: [String] = [])
+        /// Answers with `status`, `headers` and a body that never ends: after `chunks`, it waits
+        /// until the request is cancelled or its reader stops.
+        case respondAndStall(HTTPResponseStatus, headers: HTTPHeaders = [:], chunks: [String] = [])
         /// Fails with `error` before any response.
         case fail(any Error)
         /// Waits until the request is cancelled, then fails with ``TransportError/cancelled``.
@@ -57,6 +60,13 @@ public final class ScriptedTransport: Transport, Sendable {
         switch self.script(request, index) {
         case .respond(let status, let headers, let chunks):
             return TransportResponse(status: status, headers: headers, url: request.url, body: ResponseBody(chunks.map { ByteBuffer(string: $0) }))
+        case .respondAndStall(let status, let headers, let chunks):
+            let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+            for chunk in chunks {
+                continuation.yield(ByteBuffer(string: chunk))
+            }
+            request.cancellation.whenCancelled { continuation.finish(throwing: TransportError.cancelled) }
+            return TransportResponse(status: status, headers: headers, url: request.url, body: ResponseBody(stream))
         case .fail(let error):
             throw error
         case .stall:

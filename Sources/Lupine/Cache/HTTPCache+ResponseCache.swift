@@ -1,9 +1,10 @@
 import Foundation
 import NIOCore
 
-/// An ``HTTPCache`` is also a plain ``ResponseCache``, for code that asks a cache directly. The
-/// session's loop does not go through this: it follows the cache's rules itself (validation with
-/// a conditional request, invalidation, bodies stored as they arrive).
+/// An ``HTTPCache`` is also a plain ``ResponseCache``, for code that asks a cache directly. A
+/// session's cache stage asks the ``HTTPCache`` for its RFC 9111 decisions rather than these
+/// whole responses: it validates with conditional requests, invalidates, and stores bodies as
+/// they arrive.
 extension HTTPCache: ResponseCache {
     /// The stored response for `request`, fresh or stale by RFC 9111 at this moment (a `HEAD`
     /// gets the stored `GET` response's head and no body).

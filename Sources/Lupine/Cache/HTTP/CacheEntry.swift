@@ -49,16 +49,24 @@ struct CacheEntry: Sendable {
         }
     }
 
+    /// Checks a disk entry's body against its length and checksum in one pass over the file,
+    /// so that a damaged one is found before anything is delivered (it throws
+    /// ``CacheEntryDamaged`` and is removed). An entry in memory needs no check.
+    func verify() throws(CacheEntryDamaged) {
+        guard case .file(let file) = self.body else { return }
+        try Self.check(file, length: self.bodyLength, chunkSize: 1 << 16)
+    }
+
     /// The body in chunks of at most `chunkSize` bytes; a disk entry is read as the chunks are
     /// asked for, so a large one never sits in memory. Before its first chunk, a disk entry's
-    /// body is checked against its checksum in one pass over the file: a damaged entry yields no
-    /// byte (a reader's output never gets a damaged body), ends the stream with
-    /// ``CacheEntryDamaged`` and is removed.
-    func bodyChunks(chunkSize: Int) -> AsyncThrowingStream<ByteBuffer, any Error> {
+    /// body is checked against its checksum in one pass over the file (unless the caller has
+    /// `verified` it): a damaged entry yields no byte (a reader's output never gets a damaged
+    /// body), ends the stream with ``CacheEntryDamaged`` and is removed.
+    func bodyChunks(chunkSize: Int, verified: Bool = false) -> AsyncThrowingStream<ByteBuffer, any Error> {
         let chunkSize = max(1, chunkSize)
         let (body, length) = (self.body, self.bodyLength)
         // The position and whether the file was checked, used by the stream's one consumer.
-        let progress = NIOLockedValueBox((offset: 0, checked: false))
+        let progress = NIOLockedValueBox((offset: 0, checked: verified))
         return AsyncThrowingStream {
             let (offset, checked) = progress.withLockedValue { ($0.offset, $0.checked) }
             if case .file(let file) = body, !checked {

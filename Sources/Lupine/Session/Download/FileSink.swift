@@ -41,6 +41,8 @@ struct FileSink: ResponseSink {
         self.validator = plan.resumeData.map { (entityTag: $0.entityTag, lastModified: $0.lastModified) }
     }
 
+    var cacheAccess: CacheAccess { .none }
+
     /// Whether the file is this run's own (it made it), so it may be removed.
     var ownsFile: Bool { self.plan.resumeData == nil }
 
@@ -66,7 +68,7 @@ struct FileSink: ResponseSink {
     /// The file is cut (to nothing for a new body, to the resumed length for a `206`) only when
     /// the body's first bytes arrive, or when it ends empty: a head followed by a stall, a cut or
     /// a cancel leaves the file as it was. The head's validator counts from that cut on.
-    mutating nonisolated(nonsending) func receive(_ body: ResponseBody, head: ResponseHead, task: SessionTask, executor: RequestExecutor) async throws -> SinkVerdict {
+    mutating nonisolated(nonsending) func receive(_ body: inout ResponseStream, head: ResponseHead, task: SessionTask) async throws -> SinkVerdict {
         guard let file else { throw LupineError.cancelled }
         let length = head.contentLength
         // The whole file's length a 206 announced, with its Content-Range.
@@ -82,7 +84,7 @@ struct FileSink: ResponseSink {
             if let resumeData = self.plan.resumeData, Self.validator(of: head, contradicts: resumeData) {
                 // The server ignored If-Range: the rest it sends is of another representation.
                 // The file is cut only once a whole new body comes, as after a 416.
-                await RequestExecutor.drain(body)
+                await body.discard()
                 try task.checkCancellation()
                 self.resuming = false
                 self.validator = nil
@@ -95,7 +97,7 @@ struct FileSink: ResponseSink {
             let end = Self.completeLength(of: contentRange) ?? Self.lastBytePosition(of: contentRange).flatMap { $0 < Int.max ? $0 + 1 : nil }
             wholeLength = end.map { ($0, contentRange) }
         case 416 where self.resuming:
-            await RequestExecutor.drain(body)
+            await body.discard()
             try task.checkCancellation()
             guard Self.completeLength(of: head.headers.first(name: "Content-Range")) == file.length else {
                 // The file is cut only once a whole new body comes (a 2xx): until then a failed
@@ -114,13 +116,13 @@ struct FileSink: ResponseSink {
             task.delegate.willReceiveBody(length: length)
         default:
             task.delegate.willReceiveBody(length: length)
-            self.errorPage = try await executor.readBody(body, expectedLength: length, of: task)
+            self.errorPage = try await body.collect(expectedLength: length)
             return .done
         }
         let offered = ResumeData.isResumable(head) ? ResumeData.validator(of: head) ?? (head.statusCode == 206 ? self.validator : nil) : nil
-        try await executor.forEachChunk(of: body, for: task) { chunk in
+        while let chunk = try await body.next() {
             // A decoder can hand over a part with no byte (an empty gzip member): not a body yet.
-            guard chunk.readableBytes > 0 else { return }
+            guard chunk.readableBytes > 0 else { continue }
             if let length = cut {
                 try await file.truncate(to: length)
                 cut = nil

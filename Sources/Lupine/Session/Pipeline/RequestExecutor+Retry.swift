@@ -1,4 +1,51 @@
+/// What became of an attempt at the retry point.
+enum AttemptResult {
+    /// A final response came, and no retrier sends the attempt again.
+    case answered(TransportResponse, ResponseHead)
+    /// A retrier sends the attempt again; its wait is over.
+    case retrying
+    /// The attempt failed, and no retrier sends it again.
+    case failed(LupineError)
+}
+
+/// The retry point: an attempt's exchange, and what the retriers make of its failure or of a
+/// final status of 400 or above.
 extension RequestExecutor {
+    /// Sends `request` (after redirects and challenges, its final response) and puts a failure,
+    /// or a final status of 400 or above, to the retriers.
+    nonisolated(nonsending) func send(
+        _ request: Request,
+        of task: SessionTask,
+        outcome: inout ExecutionOutcome,
+        started: ContinuousClock.Instant?
+    ) async throws -> AttemptResult {
+        self.features.tell { $0.task(task, didStartAttempt: outcome.retryCount, with: request) }
+        let response: TransportResponse
+        let head: ResponseHead
+        do {
+            (response, head) = try await self.exchange(task, startingWith: request, outcome: &outcome)
+        } catch {
+            let failure = LupineError(translating: error, from: .transport)
+            guard let delay = try await self.retryDelay(after: failure, sending: request, response: nil, of: task, outcome: outcome, started: started) else {
+                return .failed(failure)
+            }
+            try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: nil)
+            return .retrying
+        }
+        if head.statusCode >= 400,
+            let delay = try await self.retryDelay(after: Self.statusFailure(head), sending: request, response: head, of: task, outcome: outcome, started: started)
+        {
+            try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
+            return .retrying
+        }
+        return .answered(response, head)
+    }
+
+    /// What a retrier is told about a final response whose status is 400 or above.
+    private static func statusFailure(_ head: ResponseHead) -> LupineError {
+        .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: [], underlying: nil))
+    }
+
     /// How long to wait before sending the failed attempt again, or `nil` to deliver the failure.
     ///
     /// The retriers are asked only when there are some, the failure is not a cancellation, and

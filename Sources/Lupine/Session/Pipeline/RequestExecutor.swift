@@ -1,3 +1,29 @@
+// A request's life in the session layer, and who may touch what.
+//
+//   SessionManager.dataTask / download / upload / stream   (Session/)
+//     makes a SessionTask; TaskFeatures resolves the request's and the session's extension
+//     points once; BodyDestination picks the sink.
+//   SessionTask.resume -> RequestExecutor.run              (this file)
+//     RequestObservation (metrics, tracing) wraps the run when the session has either.
+//   RequestExecutor.attempts: one attempt per turn of the loop
+//     sink.request(for:)              the sink's only say in the request (FileSink: Range)
+//     CacheStage.before               CacheStage.swift: answer, or send with conditions;
+//                                     BackgroundRevalidation.swift for stale-while-revalidate
+//     adapt                           interceptors, then the tracer's headers
+//     exchange                        RequestExecutor+Exchange.swift: cookies, header checks,
+//                                     Transport.execute (LupineTransport), redirects, Basic
+//                                     challenges; the body stays unread
+//     retryDelay / prepareRetry       RequestExecutor+Retry.swift
+//     CacheStage.after                304 and stale-if-error answers; a CacheTee for the body
+//     hooks.didReceiveResponse        the last word before the body
+//     sink.receive(ResponseStream)    ResponseStream.swift reads the body: suspension,
+//                                     cancellation, progress, didReceiveData, the tee
+//   sink.finish                       the body or file into ExecutionOutcome, the error set
+//   SessionTask completes             serializers and completion handlers run on the outcome
+//
+// The loop owns the order; the cache stage owns every cache rule; sinks own where bytes go;
+// the transport owns connections and never sees a session type.
+
 import Foundation
 import Logging
 import NIOCore
@@ -27,20 +53,22 @@ struct ExecutionOutcome: Sendable {
 /// in this order:
 ///
 /// 1. the sink prepares the request (a resumed download adds its range);
-/// 2. the cache point: a ``ResponseCache`` may answer, and then nothing is sent (an
-///    ``HTTPCache`` may also start a background revalidation, or keep a stale response to
-///    deliver if the request fails: see ``cachePoint(_:keyed:request:into:task:outcome:)``);
+/// 2. the cache stage's first call (``CacheStage/before(_:sending:task:)``): a stored response
+///    may answer, and then nothing is sent, or the request goes with the cache's conditions;
 /// 3. adaptation: the request's ``RequestInterceptor``, then the session's; then a session
 ///    tracer's context goes into the header fields (see ``RequestObservation``);
 /// 4. the exchange: the request is sent; redirects (``RedirectHandler``) and Basic challenges
 ///    are answered within the attempt;
 /// 5. the retry point: a transport error, or a final status of 400 or above, is put to the
-///    retriers, which may send the attempt again (after a delay);
-/// 6. the response hook, then the sink takes the body; a fully read body is offered to the
-///    ``CachedResponseHandler`` and the cache.
+///    retriers, which may send the attempt again (after a delay); a failure they let stand may
+///    still be answered by the cache (`stale-if-error`);
+/// 6. the cache stage's second call (``CacheStage/after(_:head:to:plan:outcome:task:)``): a
+///    `304` or a `5xx` may be answered by the stored response; otherwise the body is teed into
+///    the cache as it is read;
+/// 7. the response hook, then the sink takes the head and body (a ``ResponseStream``).
 ///
 /// A step that is not configured costs nothing: no interceptor means no adaptation and no retry
-/// point, no cache means no lookup.
+/// point, no cache means no stage.
 ///
 /// A class, made once per task: every step of the loop is a method, and a struct of this size
 /// would be copied, with a retain of each field, into each of their frames.
@@ -129,6 +157,7 @@ final class RequestExecutor: Sendable {
         into sink: inout Sink,
         outcome: inout ExecutionOutcome
     ) async throws {
+        let cache = CacheStage(access: sink.cacheAccess, executor: self)
         // Read only for a retrier's context: a clock read is not free.
         let started = self.features.interceptor == nil ? nil : ContinuousClock.now
         while true {
@@ -136,143 +165,86 @@ final class RequestExecutor: Sendable {
             let prepared = sink.request(for: task.originalRequest)
             var request = prepared
             outcome.request = request
-            // What the HTTP cache left for this attempt: the entry a 304 would revalidate, the
-            // one a failure would fall back to.
-            var plan = CachePlan()
-            let httpCache = sink.usesCache ? self.features.httpCache : nil
-            let keyed = httpCache == nil ? prepared : self.cacheView(of: prepared)
-            if let httpCache {
-                guard let left = try await self.cachePoint(httpCache, keyed: keyed, request: &request, into: &sink, task: task, outcome: &outcome) else { return }
-                plan = left
-            } else if sink.usesCache, !sink.streamsToCache, let cache = self.features.urlCache,
-                let cached = try await self.cachedResponse(for: prepared, in: cache, task: task)
-            {
-                outcome.head = cached.head
-                task.didReceive(cached.head)
-                try await sink.receive(cached: cached, task: task)
-                return
+            var plan: CachePlan?
+            switch try await cache?.before(prepared, sending: &request, task: task) {
+            case .answer(let stored): return try await self.serve(stored, into: &sink, task: task, outcome: &outcome)
+            case .send(let left): plan = left
+            case nil: break
             }
-            if let interceptor = self.features.interceptor {
-                request = try await self.adapt(request, with: interceptor, task: task, retryCount: outcome.retryCount)
-            }
-            if let observation = self.features.observation {
-                request = observation.propagatingContext(into: request)
-            }
-            self.features.tell { $0.task(task, didStartAttempt: outcome.retryCount, with: request) }
-            var times = httpCache.map { _ in CacheExchangeTimes(requestTime: Date(), responseTime: Date()) }
+            request = try await self.adapt(request, task: task, retryCount: outcome.retryCount)
             let response: TransportResponse
             let head: ResponseHead
-            do {
-                (response, head) = try await self.exchange(task, startingWith: request, outcome: &outcome)
-                times?.responseTime = Date()
-            } catch {
-                let failure = LupineError(translating: error, from: .transport)
-                guard let delay = try await self.retryDelay(after: failure, sending: request, response: nil, of: task, outcome: outcome, started: started) else {
-                    if try await self.serve(plan.fallback, insteadOf: failure, into: &sink, task: task, outcome: &outcome) { return }
-                    throw failure
-                }
-                try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: nil)
+            switch try await self.send(request, of: task, outcome: &outcome, started: started) {
+            case .answered(let answered):
+                (response, head) = answered
+            case .retrying:
                 continue
+            case .failed(let failure):
+                guard let plan, let stale = cache?.instead(of: failure, plan: plan, task: task) else { throw failure }
+                return try await self.serve(stale, into: &sink, task: task, outcome: &outcome)
             }
-            if head.statusCode >= 400,
-                let delay = try await self.retryDelay(after: Self.statusFailure(head), sending: request, response: head, of: task, outcome: outcome, started: started)
-            {
-                try await self.prepareRetry(after: delay, of: task, outcome: &outcome, discarding: response)
-                continue
-            }
-            if try await self.serve(plan.fallback, insteadOf: response, head: head, into: &sink, task: task, outcome: &outcome) { return }
-            let storedAs = httpCache == nil ? nil : Self.storageRequest(for: keyed, sent: outcome.request, redirected: !outcome.redirectChain.isEmpty)
-            if let httpCache, let times {
-                if let validating = plan.validating, head.statusCode == 304 {
-                    await Self.drain(response.body)
-                    try task.checkCancellation()
-                    let refreshed = httpCache.refresh(validating, with: head, requestTime: times.requestTime, responseTime: times.responseTime)
-                    outcome.metrics = response.metrics
-                    if try await self.serve(refreshed, as: .revalidated, into: &sink, task: task, outcome: &outcome) { return }
+            var tee: CacheTee?
+            if let cache, let plan {
+                switch try await cache.after(response, head: head, to: request, plan: plan, outcome: outcome, task: task) {
+                case .answer(let stored):
+                    return try await self.serve(stored, into: &sink, task: task, outcome: &outcome)
+                case .startOver:
                     continue
-                }
-                httpCache.invalidate(after: request, response: head)
-                outcome.cacheStatus = .miss
-                if sink.streamsToCache, let storedAs {
-                    sink.cacheWriter = await self.streamWriter(head: head, for: storedAs, in: httpCache, exchange: times, task: task)
+                case .deliver(let teed, let status):
+                    (tee, outcome.cacheStatus) = (teed, status)
                 }
             }
-            if self.hooks.didReceiveResponse?(task, head) == .cancel {
-                sink.cacheWriter?.abandon()
-                throw LupineError.cancelled
-            }
-            let verdict: SinkVerdict
-            do {
-                verdict = try await sink.receive(response.body, head: head, task: task, executor: self)
-            } catch {
-                sink.cacheWriter?.abandon()
-                throw error
-            }
-            guard case .done = verdict else {
+            if self.hooks.didReceiveResponse?(task, head) == .cancel { throw LupineError.cancelled }
+            var body = ResponseStream(.network(response.body), task: task, hooks: self.hooks, tee: tee)
+            guard case .done = try await sink.receive(&body, head: head, task: task) else {
                 outcome.earlierMetrics.append(response.metrics)
                 outcome.metrics = nil
                 continue
             }
             outcome.metrics = response.metrics
-            if let writer = sink.cacheWriter {
-                writer.commit()
-            } else if let httpCache, let times, let storedAs, let body = sink.cacheableBody {
-                await self.store(body, head: head, for: storedAs, in: httpCache, exchange: times, task: task)
-            } else if httpCache == nil, let cache = self.features.urlCache, let body = sink.cacheableBody {
-                await self.offer(CachedResponse(head: head, data: body), for: prepared, to: cache, task: task)
-            }
             return
         }
     }
 
-    /// Runs the interceptor's adaptation of `request`, reporting it to the monitors.
-    private nonisolated(nonsending) func adapt(
-        _ request: Request,
-        with interceptor: any RequestInterceptor,
+    /// Delivers a response the cache answered with instead of the network, and tells the monitors.
+    private nonisolated(nonsending) func serve<Sink: ResponseSink>(
+        _ stored: StoredResponse,
+        into sink: inout Sink,
         task: SessionTask,
-        retryCount: Int
-    ) async throws(LupineError) -> Request {
-        do {
-            let context = AdaptContext(task: task, retryCount: retryCount)
-            // In the task itself: a hop to another Swift task on every request would cost more
-            // than most adapters. One that waits (for a token) listens for the task's cancel
-            // itself, as AuthenticationInterceptor does.
-            let adapted = try await interceptor.adapt(request, for: context)
-            self.features.tell { $0.task(task, didAdapt: request, to: adapted) }
-            return adapted
-        } catch {
-            if task.isCancelling { throw .cancelled }
-            throw LupineError(translating: error, from: .adapter)
+        outcome: inout ExecutionOutcome
+    ) async throws {
+        outcome.head = stored.head
+        outcome.cacheStatus = stored.status
+        task.didReceive(stored.head)
+        var body = ResponseStream(stored.source, task: task, hooks: self.hooks)
+        _ = try await sink.receive(&body, head: stored.head, task: task)
+        if let report = stored.report {
+            self.features.tell { $0.task(task, didReceiveCachedResponse: report) }
         }
     }
 
-    /// What a retrier is told about a final response whose status is 400 or above.
-    private static func statusFailure(_ head: ResponseHead) -> LupineError {
-        .responseValidationFailed(.unacceptableStatusCode(code: head.statusCode, head: head, body: [], underlying: nil))
-    }
-
-    nonisolated(nonsending) func readBody(_ body: ResponseBody, expectedLength: Int?, of task: SessionTask) async throws -> [UInt8] {
-        var data: [UInt8] = []
-        // One allocation for a body of announced size (capped: the header is the server's word).
-        data.reserveCapacity(min(max(expectedLength ?? 0, 0), 16 * 1024 * 1024))
-        try await self.forEachChunk(of: body, for: task) { chunk in
-            data.append(contentsOf: chunk.readableBytesView)
+    /// `request` as it is sent: adapted by the request's ``RequestInterceptor``, then the
+    /// session's (reported to the monitors), then carrying a session tracer's context.
+    private nonisolated(nonsending) func adapt(_ request: Request, task: SessionTask, retryCount: Int) async throws(LupineError) -> Request {
+        var request = request
+        if let interceptor = self.features.interceptor {
+            do {
+                let context = AdaptContext(task: task, retryCount: retryCount)
+                // In the task itself: a hop to another Swift task on every request would cost more
+                // than most adapters. One that waits (for a token) listens for the task's cancel
+                // itself, as AuthenticationInterceptor does.
+                let adapted = try await interceptor.adapt(request, for: context)
+                self.features.tell { [request] in $0.task(task, didAdapt: request, to: adapted) }
+                request = adapted
+            } catch {
+                if task.isCancelling { throw .cancelled }
+                throw LupineError(translating: error, from: .adapter)
+            }
         }
-        return data
-    }
-
-    /// Hands each body chunk to `handle`, waiting while the task is suspended (so the transport
-    /// stops reading), stopping when it is cancelled, and reporting progress and data.
-    nonisolated(nonsending) func forEachChunk(of body: ResponseBody, for task: SessionTask, _ handle: (ByteBuffer) async throws -> Void) async throws {
-        var chunks = body.makeAsyncIterator()
-        while true {
-            await task.gate.pass()
-            try task.checkCancellation()
-            guard let chunk = try await chunks.next() else { return }
-            try await handle(chunk)
-            task.delegate.didReceiveBody(bytes: chunk.readableBytes)
-            self.hooks.didReceiveData?(task, chunk)
+        if let observation = self.features.observation {
+            request = observation.propagatingContext(into: request)
         }
+        return request
     }
 
     /// The bytes of a body nobody keeps (a redirect's, a challenge's, a retried or revalidated
@@ -285,9 +257,15 @@ final class RequestExecutor: Sendable {
     /// that fails (cut short, timed out, cancelled) only costs its connection: the caller checks
     /// for a cancel itself.
     static nonisolated(nonsending) func drain(_ body: ResponseBody) async {
+        var chunks = body.makeAsyncIterator()
+        await Self.drain(&chunks)
+    }
+
+    /// Reads the rest of a body whose first chunks may have been read already.
+    static nonisolated(nonsending) func drain(_ chunks: inout ResponseBody.AsyncIterator) async {
         var read = 0
         do {
-            for try await chunk in body {
+            while let chunk = try await chunks.next(isolation: #isolation) {
                 read += chunk.readableBytes
                 guard read <= Self.drainLimit else { return }
             }

@@ -338,6 +338,105 @@ import Testing
         #expect(transport.sent.count == 2)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aStaleResponseAnswersA503WithoutWaitingForItsBody() async throws {
+        let transport = ScriptedTransport([
+            .respond(.ok, headers: ["Cache-Control": "max-age=0, stale-if-error=60"], chunks: ["old"]),
+            .respondAndStall(.serviceUnavailable, chunks: ["a body that never ends"]),
+        ])
+        let manager = Self.cachingSession(transport)
+        _ = try await manager.get("resilient")
+        let second = try await manager.response(for: try Self.request("resilient"), serializer: HTTPResponseSerializer())
+        #expect(second.data == Array("old".utf8))
+        #expect(transport.sent.count == 2)
+    }
+
+    static func request(_ path: String) throws -> Request {
+        Request(url: try #require(URL(string: path, relativeTo: Self.base)).absoluteURL)
+    }
+
+    /// A plain ``ResponseCache``: what it was asked and what it stored.
+    actor DictionaryCache: ResponseCache {
+        var stored: [URL: CachedResponse] = [:]
+        func lookup(_ request: Request) async -> CacheLookup {
+            self.stored[request.url].map(CacheLookup.fresh) ?? .miss
+        }
+        func store(_ response: CachedResponse, for request: Request) async {
+            self.stored[request.url] = response
+        }
+    }
+
+    @Test func aPlainResponseCacheStoresAndAnswersADataTask() async throws {
+        let transport = ScriptedTransport([.respond(.ok, chunks: ["first ", "body"])])
+        let manager = Self.session(transport)
+        let cache = DictionaryCache()
+        manager.urlCache = cache
+        _ = try await manager.get("plain")
+        let second = try await manager.get("plain")
+        #expect(second.data == Array("first body".utf8))
+        #expect(transport.sent.count == 1)
+        #expect(await cache.stored.count == 1)
+    }
+
+    @Test func aStreamedTaskLeavesAPlainResponseCacheAlone() async throws {
+        let transport = ScriptedTransport { _, _ in .respond(.ok, chunks: ["streamed"]) }
+        let manager = Self.session(transport)
+        let cache = DictionaryCache()
+        manager.urlCache = cache
+        _ = try await manager.get("plain")
+        _ = try await manager.stream(try Self.request("plain")) { _ in }
+        #expect(transport.sent.count == 2, "a plain cache takes whole responses: a stream neither reads nor fills it")
+        #expect(await cache.stored.count == 1)
+    }
+
+    @Test func aStreamedTaskIsAnsweredFromTheHTTPCacheInChunks() async throws {
+        let transport = ScriptedTransport([.respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: ["a", "b", "c"])])
+        let manager = Self.cachingSession(transport)
+        let received = NIOLockedValueBox<[UInt8]>([])
+        _ = try await manager.stream(try Self.request("chunks")) { chunk in received.withLockedValue { $0 += chunk.readableBytesView } }
+        received.withLockedValue { $0 = [] }
+        let heads = NIOLockedValueBox<[Int]>([])
+        _ = try await manager.stream(try Self.request("chunks"), receiveHead: { head in heads.withLockedValue { $0.append(head.statusCode) } }) { chunk in
+            received.withLockedValue { $0 += chunk.readableBytesView }
+        }
+        #expect(received.withLockedValue { $0 } == Array("abc".utf8))
+        #expect(heads.withLockedValue { $0 } == [200])
+        #expect(transport.sent.count == 1)
+    }
+
+    @Test func theCachedResponseHandlerSeesADataTasksBodyAndAStreamsHeadOnly() async throws {
+        let transport = ScriptedTransport { _, _ in .respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: ["whole ", "body"]) }
+        let manager = Self.cachingSession(transport)
+        let seen = NIOLockedValueBox<[[UInt8]]>([])
+        manager.cachedResponseHandler = ResponseCacher { _, response in
+            seen.withLockedValue { $0.append(response.data) }
+            var changed = response
+            changed.data = Array("changed".utf8)
+            return changed
+        }
+        _ = try await manager.get("data")
+        #expect(try await manager.get("data").data == Array("changed".utf8), "what the handler returns is what is stored")
+        _ = try await manager.stream(try Self.request("stream")) { _ in }
+        #expect(seen.withLockedValue { $0 } == [Array("whole body".utf8), []])
+    }
+
+    @Test func aDamagedDiskEntryIsFetchedAgainByAStreamedTask() async throws {
+        let directory = try temporaryFolder()
+        let transport = ScriptedTransport { _, index in .respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: ["body \(index)"]) }
+        let manager = Self.session(transport)
+        manager.urlCache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        _ = try await manager.get("entry")
+        let entries = CacheFixture.entryFiles(directory)
+        try #require(entries.count == 1)
+        let entry = directory.appending(path: entries[0])
+        var bytes = try [UInt8](Data(contentsOf: entry))
+        bytes[bytes.count - 30] ^= 0xFF
+        try Data(bytes).write(to: entry)
+        let received = NIOLockedValueBox<[UInt8]>([])
+        _ = try await manager.stream(try Self.request("entry")) { chunk in received.withLockedValue { $0 += chunk.readableBytesView } }
+        #expect(received.withLockedValue { $0 } == Array("body 1".utf8), "the damaged entry is dropped and the body fetched again")
+        #expect(transport.sent.count == 2)
+    }
+
     // MARK: Cookies
 
     @Test func aCookieSetByOneResponseGoesWithTheNextRequest() async throws {
