@@ -165,22 +165,25 @@ struct RequestOptions: ParsableArguments {
     var proxyInsecure = false
 
     /// The proxies for a request to `url`, as curl chooses them: `--proxy`'s (an empty one for
-    /// none) over the environment's, which is not read then; none with `--noproxy '*'`; with
-    /// `--noproxy` and `--proxy-user` applied. A malformed variable that `url`'s scheme does not
-    /// read is left out, as curl reads only its scheme's.
+    /// none) over the environment's proxies, which are not read then; none with `--noproxy '*'`;
+    /// with `--noproxy` (else the environment's `no_proxy`) and `--proxy-user` applied. Entries
+    /// of either list that are no host, address or range are left out, as curl does. A malformed
+    /// variable stops only a request that would go through it: one `url`'s scheme does not read,
+    /// and any for a host the list sends directly, are left out.
     func proxySettings(for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ProxyError) -> ProxySettings {
+        let exceptions = self.noProxy ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
         var settings: ProxySettings
         if let proxy {
             guard !proxy.trimmingCharacters(in: .whitespaces).isEmpty else { return try ProxySettings() }
             let chosen = try Proxy(url: proxy)
-            settings = try ProxySettings(httpProxy: chosen, httpsProxy: chosen, noProxy: noProxy ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? "")
-        } else if noProxy?.trimmingCharacters(in: .whitespaces) == "*" {
-            return try ProxySettings()
+            settings = try ProxySettings(httpProxy: chosen, httpsProxy: chosen, noProxy: exceptions, skippingUnreadable: true)
         } else {
-            settings = try Self.environmentProxies(for: url, environment: environment)
-            if let noProxy {
-                settings = try ProxySettings(httpProxy: settings.httpProxy, httpsProxy: settings.httpsProxy, noProxy: noProxy)
+            let direct = try ProxySettings(noProxy: exceptions, skippingUnreadable: true)
+            if direct.bypasses(url) {
+                return direct
             }
+            let found = try Self.environmentProxies(for: url, environment: environment)
+            settings = try ProxySettings(httpProxy: found.httpProxy, httpsProxy: found.httpsProxy, noProxy: exceptions, skippingUnreadable: true)
         }
         if let proxyUser {
             let parts = proxyUser.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
@@ -192,16 +195,20 @@ struct RequestOptions: ParsableArguments {
         return settings
     }
 
-    /// The environment's proxies; when a variable is malformed, read again without the proxy
-    /// variables `url`'s scheme does not read, so that only a variable it needs stops it.
+    /// The environment's proxies; when a variable is malformed, read again with only the
+    /// variables `url`'s scheme reads (`all_proxy` only when its own is unset), so that only a
+    /// variable it needs stops it.
     private static func environmentProxies(for url: URL, environment: [String: String]) throws(ProxyError) -> ProxySettings {
         do {
             return try ProxySettings.environment(environment)
         } catch {
-            let others: Set = url.scheme?.lowercased() == "https" ? ["http_proxy"] : ["https_proxy", "HTTPS_PROXY"]
-            let reduced = environment.filter { !others.contains($0.key) }
-            guard reduced.count < environment.count else { throw error }
-            return try ProxySettings.environment(reduced)
+            let own = url.scheme?.lowercased() == "https" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]
+            let ownIsSet = own.contains { !(environment[$0] ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+            let read = own + (ownIsSet ? [] : ["all_proxy", "ALL_PROXY"])
+            let reduced = environment.filter { read.contains($0.key) }
+            let settings = try ProxySettings.environment(reduced)
+            return url.scheme?.lowercased() == "https"
+                ? try ProxySettings(httpsProxy: settings.httpsProxy) : try ProxySettings(httpProxy: settings.httpProxy)
         }
     }
 

@@ -24,6 +24,19 @@ package enum IPAddress: Sendable, Hashable {
         }
     }
 
+    /// The bytes of an IPv4 address written in any numeric form the system's resolver takes
+    /// (`inet_aton`'s: `127.1`, `0x7f.0.0.1`, `017700000001`, `2130706433`); `nil` for anything
+    /// else, a name among them.
+    package static func numericIPv4(_ text: String) -> [UInt8]? {
+        guard !text.isEmpty, text.utf8.count < 64,
+            text.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") || ($0 >= 48 && $0 <= 57) || (($0 | 0x20) >= 97 && ($0 | 0x20) <= 102) }),
+            text.first.map({ $0.isNumber }) == true
+        else { return nil }
+        var address = in_addr()
+        guard inet_aton(text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: address.s_addr) { Array($0) }
+    }
+
     /// The address family (`AF_INET` or `AF_INET6`).
     package var family: Int32 {
         switch self {

@@ -48,8 +48,22 @@ import Testing
         #expect(settings.httpsProxy?.host == "secure")
         #expect(settings.httpsProxy.map { _ in true } == true)
         #expect(try ProxySettings.environment([:]) == ProxySettings())
-        #expect(throws: ProxyError.self) { try ProxySettings.environment(["no_proxy": "10.0.0.0/40"]) }
         #expect(throws: ProxyError.self) { try ProxySettings.environment(["https_proxy": "ftp://x:1"]) }
+        // all_proxy is read only for a scheme without its own: a bad one stops neither here.
+        let both = try ProxySettings.environment(["all_proxy": "garbage://x", "http_proxy": "http://h:1", "https_proxy": "http://s:2"])
+        #expect(both.httpProxy?.host == "h" && both.httpsProxy?.host == "s")
+    }
+
+    /// no_proxy entries that are no host, address or range are left out, as curl leaves them
+    /// (hostile pass: `*.corp` stopped every request, even with no proxy set); an explicit list
+    /// is still refused.
+    @Test func unreadableNoProxyEntriesInTheEnvironmentAreLeftOut() throws {
+        for entry in ["*.", "<local>", "10.*", "example.com/", ".", ":80", "host:", "a b", "1.2.3.4/33", "example.com:0", "10.0.0.0/40"] {
+            let settings = try ProxySettings.environment(["http_proxy": "http://proxy:3128", "no_proxy": "\(entry),direct.test"])
+            #expect(settings.proxy(for: try #require(URL(string: "http://direct.test/"))) == nil, "\(entry)")
+            #expect(settings.proxy(for: try #require(URL(string: "http://other.test/"))) != nil, "\(entry)")
+            #expect(throws: ProxyError.self, "\(entry)") { try ProxySettings(noProxy: entry) }
+        }
     }
 
     @Test(arguments: [
@@ -67,6 +81,17 @@ import Testing
         ("example.com:8443", "example.com", 8443, true),
         ("example.com:8443", "example.com", 443, false),
         (" Example.COM , other", "EXAMPLE.com", 443, true),
+        // Hostile pass: globs, final dots, and IPv4 addresses in the resolver's other forms.
+        ("*.corp.example", "git.corp.example", 443, true),
+        ("*.corp.example", "corp.example", 443, true),
+        ("localhost.", "localhost", 443, true),
+        ("localhost.", "localhost.", 443, true),
+        ("127.0.0.1", "127.1", 443, true),
+        ("127.0.0.1", "127.0.0.01", 443, true),
+        ("127.0.0.1", "0x7f.0.0.1", 443, true),
+        ("127.0.0.0/8", "2130706433", 443, true),
+        ("127.0.0.0/8", "128.1", 443, false),
+        (" * ", "anything.test", 443, true),
     ])
     func noProxyEntriesMatchAsCurlsDo(entry: String, host: String, port: Int, direct: Bool) throws {
         let proxy = Proxy(kind: .http, host: "proxy", port: 3128)
@@ -601,6 +626,16 @@ import Testing
             let concerned = try await LupineCommandLineTests.lupine(["get", url] + direct, environment: ["http_proxy": "garbage value"])
             #expect(concerned.status == 1 && concerned.stderr.contains("http_proxy: garbage value"), "\(concerned.stderr)")
             #expect(!concerned.stderr.contains("no_proxy"), "\(concerned.stderr)")
+            // Hostile pass: an unreadable no_proxy entry stops nothing (curl leaves it out); a bad
+            // all_proxy stops nothing when the scheme's own variable is set; a bad proxy variable
+            // stops nothing for a host --noproxy sends directly.
+            let globbed = try await LupineCommandLineTests.lupine(["get", url] + direct, environment: ["no_proxy": "*.example.com"])
+            #expect(globbed.status == 0, "\(globbed.stderr)")
+            let host = try #require(server.baseURL.host())
+            let listed = try await LupineCommandLineTests.lupine(["get", url] + direct, environment: ["all_proxy": "garbage://x", "no_proxy": host])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let bypassed = try await LupineCommandLineTests.lupine(["get", url, "--noproxy", host] + direct, environment: garbage)
+            #expect(bypassed.status == 0, "\(bypassed.stderr)")
             let overflowing = try await LupineCommandLineTests.lupine(["get", url, "-x", "http://a:pw@127.0.0.1:9223372036854775808"])
             #expect(overflowing.status == 1 && overflowing.stderr.contains("has no valid port"), "\(overflowing.stderr)")
         }
