@@ -38,7 +38,23 @@ public struct PropertyListResponseSerializer: ResponseSerializer {
             } catch {
                 throw .responseSerializationFailed(.propertyListSerializationFailed(reason: error.debugReason))
             }
+            // A binary property list can hold a null (marker 0x00), which no property list type
+            // names: refused rather than handed on as a value the documentation does not list
+            // (found by the property-list fuzzer).
+            guard !Self.holdsNull(object) else {
+                throw .responseSerializationFailed(.propertyListSerializationFailed(reason: "the property list holds a null, which is no property list value"))
+            }
             return FoundationObjectConverter.sendableValue(from: object, removingNulls: false)
+        }
+    }
+
+    /// Whether `object`, or any value inside it, is a null.
+    private static func holdsNull(_ object: Any) -> Bool {
+        switch object {
+        case is NSNull: return true
+        case let array as [Any]: return array.contains(where: Self.holdsNull)
+        case let dictionary as [AnyHashable: Any]: return dictionary.values.contains(where: Self.holdsNull)
+        default: return false
         }
     }
 }

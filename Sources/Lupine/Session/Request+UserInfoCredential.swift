@@ -34,9 +34,24 @@ extension URL {
 }
 
 extension URL {
-    /// The URL without user-info (itself when it has none).
+    /// The URL without user-info (itself when it has none). A URL that `URLComponents` cannot
+    /// read (`://user@host.`, found by the resume-data fuzzer) loses the user-info from its text;
+    /// one that still has some after that loses everything but its scheme.
     var withoutUserInfo: URL {
         guard self.user != nil || self.password != nil else { return self }
-        return self.splittingUserInfo()?.url ?? self
+        if let split = self.splittingUserInfo() {
+            return split.url
+        }
+        let text = self.absoluteString
+        if let slashes = text.range(of: "//") {
+            let authority = text[slashes.upperBound...].prefix { !"/?#".contains($0) }
+            if let at = authority.lastIndex(of: "@") {
+                let cut = String(text[..<slashes.upperBound]) + String(text[text.index(after: at)...])
+                if let url = URL(string: cut), url.user == nil, url.password == nil {
+                    return url
+                }
+            }
+        }
+        return URL(string: (self.scheme ?? "invalid") + ":") ?? URL(filePath: "/")
     }
 }

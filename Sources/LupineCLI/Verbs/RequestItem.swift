@@ -16,11 +16,13 @@ enum RequestItem: Equatable {
     private static let separators = ["==", ":=", "=", ":", "@", ";"]
 
     /// Parses `argument`, splitting at the earliest separator; `nil` when there is none, the name
-    /// is empty, or `Header;` has something after its `;`.
+    /// is empty, or `Header;` has something after its `;`. Separators are found among the
+    /// argument's bytes, not its Characters: `=` followed by a combining mark is still `=`
+    /// (found by the request-item fuzzer).
     init?(_ argument: String) {
         var earliest: (range: Range<String.Index>, separator: String)?
         for separator in Self.separators {
-            guard let range = argument.range(of: separator) else { continue }
+            guard let range = Self.firstRange(of: separator, in: argument) else { continue }
             if let current = earliest, current.range.lowerBound <= range.lowerBound { continue }
             earliest = (range, separator)
         }
@@ -38,5 +40,19 @@ enum RequestItem: Equatable {
             self = .emptyHeader(name: name)
         default: self = .header(name: name, value: value.trimmingCharacters(in: .whitespaces))
         }
+    }
+
+    /// Where the ASCII `separator` first stands in `text`, by bytes.
+    private static func firstRange(of separator: String, in text: String) -> Range<String.Index>? {
+        let bytes = text.utf8
+        let wanted = Array(separator.utf8)
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            if bytes[start...].starts(with: wanted) {
+                return start..<bytes.index(start, offsetBy: wanted.count)
+            }
+            start = bytes.index(after: start)
+        }
+        return nil
     }
 }

@@ -8,34 +8,36 @@ struct HeaderValueParameters {
     /// Parameters by lowercased name, with quotes removed.
     let parameters: [String: String]
 
+    /// Parses `header` by Unicode scalars, not Characters: a quote or separator followed by a
+    /// combining mark is still a quote or separator (found by the multipart fuzzer).
     init(_ header: String) {
-        var segments: [String] = []
-        var current = ""
+        var segments: [String.UnicodeScalarView] = []
+        var current = String.UnicodeScalarView()
         var inQuotes = false
-        for character in header {
-            if character == "\"" {
+        for scalar in header.unicodeScalars {
+            if scalar == "\"" {
                 inQuotes.toggle()
-                current.append(character)
-            } else if character == ";" && !inQuotes {
+                current.append(scalar)
+            } else if scalar == ";" && !inQuotes {
                 segments.append(current)
-                current = ""
+                current = String.UnicodeScalarView()
             } else {
-                current.append(character)
+                current.append(scalar)
             }
         }
         segments.append(current)
 
-        self.value = segments[0].trimmingCharacters(in: .whitespaces).lowercased()
+        self.value = String(segments[0]).trimmingCharacters(in: .whitespaces).lowercased()
         var parameters: [String: String] = [:]
         for segment in segments.dropFirst() {
             let parts = segment.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = parts[1].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = String(value.dropFirst().dropLast())
+            let name = String(parts[0]).trimmingCharacters(in: .whitespaces).lowercased()
+            var value = String(parts[1]).trimmingCharacters(in: .whitespaces).unicodeScalars[...]
+            if value.count >= 2, value.first == "\"", value.last == "\"" {
+                value = value.dropFirst().dropLast()
             }
-            parameters[name] = value
+            parameters[name] = String(value)
         }
         self.parameters = parameters
     }

@@ -78,7 +78,7 @@ struct FileSink: ResponseSink {
         switch head.statusCode {
         case 206 where self.resuming:
             let contentRange = head.headers.first(name: "Content-Range")
-            guard Self.rangeStart(of: contentRange) == file.length else {
+            guard ContentRange(contentRange)?.first == file.length else {
                 throw LupineError.downloadFailed(.unexpectedContentRange(contentRange))
             }
             if let resumeData = self.plan.resumeData, Self.validator(of: head, contradicts: resumeData) {
@@ -94,12 +94,12 @@ struct FileSink: ResponseSink {
             cut = file.length
             task.delegate.willReceiveBody(length: length, alreadyReceived: file.length)
             // Its complete length, or else where its last byte puts the end (`bytes 500-999/*`).
-            let end = Self.completeLength(of: contentRange) ?? Self.lastBytePosition(of: contentRange).flatMap { $0 < Int.max ? $0 + 1 : nil }
+            let end = ContentRange(contentRange)?.end
             wholeLength = end.map { ($0, contentRange) }
         case 416 where self.resuming:
             await body.discard()
             try task.checkCancellation()
-            guard Self.completeLength(of: head.headers.first(name: "Content-Range")) == file.length else {
+            guard ContentRange(head.headers.first(name: "Content-Range"))?.completeLength == file.length else {
                 // The file is cut only once a whole new body comes (a 2xx): until then a failed
                 // attempt leaves it as it was, with no resume data for it.
                 self.resuming = false
@@ -155,21 +155,5 @@ struct FileSink: ResponseSink {
             guard let received, let kept else { return false }
             return received != kept
         }
-    }
-
-    /// The first byte of `bytes first-last/complete`.
-    private static func rangeStart(of contentRange: String?) -> Int? {
-        guard let contentRange, contentRange.lowercased().hasPrefix("bytes ") else { return nil }
-        return contentRange.dropFirst(6).split(separator: "-").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    /// The last byte of `bytes first-last/complete`.
-    private static func lastBytePosition(of contentRange: String?) -> Int? {
-        contentRange?.split(separator: "/").first?.split(separator: "-").dropFirst().first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    /// The complete length of `bytes */complete` (or `bytes first-last/complete`).
-    private static func completeLength(of contentRange: String?) -> Int? {
-        contentRange?.split(separator: "/").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 }

@@ -1,0 +1,1 @@
+../../../Sources/LupineCLI/Download/DownloadFileName.swift

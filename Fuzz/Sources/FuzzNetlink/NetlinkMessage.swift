@@ -1,0 +1,1 @@
+../../../Sources/Lupine/Reachability/Linux/NetlinkMessage.swift

@@ -1,0 +1,1 @@
+../../../Sources/LupineCLI/Verbs/RequestItem.swift
