@@ -9,17 +9,25 @@ enum EncodableParameters {
     ///   ``LupineError/ParameterEncodingFailureReason/jsonEncodingFailed(parameters:reason:)`` when
     ///   the value cannot be encoded or does not encode as a JSON object.
     static func dictionary<Parameters: Encodable>(from parameters: Parameters) throws -> [String: any Sendable] {
-        let object: Any
+        guard let dictionary = try Self.jsonValue(from: parameters) as? [String: any Sendable] else {
+            throw failure(parameters, reason: "it does not encode as a keyed container (a JSON object)")
+        }
+        return dictionary
+    }
+
+    /// `parameters` encoded with `JSONEncoder` and read back as ``dictionary(from:)`` reads it,
+    /// whatever its top level: a dictionary, an array, or a single value.
+    ///
+    /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` with
+    ///   ``LupineError/ParameterEncodingFailureReason/jsonEncodingFailed(parameters:reason:)`` when
+    ///   the value cannot be encoded.
+    static func jsonValue<Parameters: Encodable>(from parameters: Parameters) throws -> any Sendable {
         do {
             let data = try JSONEncoder().encode(parameters)
-            object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            return sendable(try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed))
         } catch {
             throw failure(parameters, reason: "\(error)")
         }
-        guard let dictionary = object as? [String: Any] else {
-            throw failure(parameters, reason: "it encodes as \(type(of: object)), not as a keyed container (a JSON object)")
-        }
-        return dictionary.mapValues(sendable)
     }
 
     /// `object`, read by `JSONSerialization`, rebuilt from `Sendable` values. `JSONSerialization`

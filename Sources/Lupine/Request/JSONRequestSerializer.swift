@@ -9,7 +9,8 @@ import Foundation
 /// left as it is.
 ///
 /// A body that is not a dictionary, such as a top-level array, goes through
-/// ``serialize(_:jsonObject:)`` or ``request(method:urlString:relativeTo:jsonObject:)``.
+/// ``serialize(_:jsonObject:)``, ``request(method:urlString:relativeTo:jsonObject:)``, or, from
+/// any `Encodable` value, ``request(method:urlString:relativeTo:encodableParameters:)``.
 public struct JSONRequestSerializer: RequestSerializer {
     /// The shared HTTP configuration: default headers, timeout, methods in the URI.
     public var base: HTTPRequestSerializer
@@ -71,5 +72,25 @@ public struct JSONRequestSerializer: RequestSerializer {
         jsonObject: any Sendable
     ) throws -> Request {
         try self.serialize(self.base.makeRequest(method: method, urlString: urlString, relativeTo: baseURL), jsonObject: jsonObject)
+    }
+
+    /// Builds a request for `method` to `urlString`, resolved against `baseURL` when given, with
+    /// `parameters` encoded by `JSONEncoder` as its JSON body, whatever its top level, as
+    /// Alamofire's `JSONParameterEncoder` takes it: a keyed value as ``serialize(_:parameters:)``
+    /// serializes a dictionary (into the query for the methods that carry parameters there), an
+    /// array as ``serialize(_:jsonObject:)`` does.
+    ///
+    /// - Throws: ``LupineError/parameterEncodingFailed(_:)`` with
+    ///   ``LupineError/ParameterEncodingFailureReason/jsonEncodingFailed(parameters:reason:)`` when
+    ///   the value cannot be encoded, encodes as a single value (a string, a number), or is an
+    ///   array for a method that carries its parameters in the URL query;
+    ///   ``LupineError/invalidURL(_:)``; ``LupineError/invalidHeader(name:reason:)``.
+    public func request<Parameters: Encodable & Sendable>(
+        method: HTTPMethod,
+        urlString: String,
+        relativeTo baseURL: URL? = nil,
+        encodableParameters parameters: Parameters
+    ) throws -> Request {
+        try self.request(method: method, urlString: urlString, relativeTo: baseURL, jsonObject: EncodableParameters.jsonValue(from: parameters))
     }
 }

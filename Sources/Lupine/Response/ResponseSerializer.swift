@@ -33,8 +33,12 @@ public protocol ResponseSerializer: Sendable {
 }
 
 extension ResponseSerializer {
-    /// Checks the status code and content type; a response with no MIME type and an empty body
-    /// passes the content-type check. Returns the validation error, or `nil` when valid.
+    /// Checks the status code and content type. Returns the validation error, or `nil` when valid.
+    ///
+    /// As AFNetworking's `validateResponse:data:error:` does, an empty body is never a content
+    /// type error, whatever the type says: there is nothing in it to misread (a `204`, or a
+    /// `200` with `Content-Length: 0` and `text/html` from a proxy), and the serializers give no
+    /// value and no error for it.
     ///
     /// As AFNetworking does, an unacceptable status code is the error reported even when the
     /// content type is unacceptable too (an HTML error page to a JSON serializer); the
@@ -44,8 +48,7 @@ extension ResponseSerializer {
         var contentTypeError: LupineError?
         if let acceptable = self.acceptableContentTypes {
             let mimeType = head.mimeType
-            let passes = mimeType.map { acceptable.contains($0) } ?? data.isEmpty
-            if !passes {
+            if !data.isEmpty, !(mimeType.map { acceptable.contains($0) } ?? false) {
                 contentTypeError = .responseValidationFailed(
                     .unacceptableContentType(
                         contentType: mimeType,

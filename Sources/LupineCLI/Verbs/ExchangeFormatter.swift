@@ -50,8 +50,20 @@ enum ExchangeFormatter {
             ? "HTTP/2 \(head.statusCode)"
             : "HTTP/1.1 \(head.statusCode) \(head.status.reasonPhrase)"
         var lines = [statusLine]
-        lines += head.headers.map { "\($0.name): \($0.value)" }
+        lines += head.headers.map { field in
+            let isURL = ["location", "content-location"].contains(field.name.lowercased())
+            return "\(field.name): \(isURL ? Self.withoutPassword(field.value) : field.value)"
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A URL field's value with the password of its user-info, if any, shown as `<redacted>`
+    /// (`http://user:<redacted>@host/`): a redirect can carry one, and `-v` shows no credential.
+    static func withoutPassword(_ value: String) -> String {
+        guard let slashes = value.range(of: "//") else { return value }
+        let authority = value[slashes.upperBound...].prefix { !"/?#".contains($0) }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return value }
+        return String(value[..<value.index(after: colon)]) + "<redacted>" + String(value[at...])
     }
 
     /// Credentials never reach the terminal.

@@ -27,6 +27,23 @@ import Darwin
         #expect(Array(try Data(contentsOf: sandbox.work.appending(path: "x"))) == DeterministicBytes.bytes(in: 0..<10))
     }
 
+    /// A redirect whose `Location` carries `user:password@`: `-v` shows its password redacted, as
+    /// it shows every credential (issue 30: it was printed as sent).
+    @Test func verboseRedactsTheRedirectsPassword() async throws {
+        try await withTestServer { server in
+            let base = server.baseURL.absoluteString
+            let target = base.replacingOccurrences(of: "://", with: "://ann:s3cret@") + "/get"
+            let escaped = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
+            let run = try await LupineCommandLineTests.lupine(["get", base + "/redirect-to?url=" + escaped, "-v"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let shown = run.stdout + run.stderr
+            #expect(shown.contains("Location: http://ann:<redacted>@"), "\(shown)")
+            // Only the first request's own query, which the user typed, holds it.
+            let leaks = shown.split(separator: "\n").filter { $0.contains("s3cret") && !$0.contains("/redirect-to?") }
+            #expect(leaks.isEmpty, "\(leaks)")
+        }
+    }
+
     @Test func aFailureBeforeTheBodyDoesNotSuggestContinue() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

@@ -13,6 +13,16 @@ struct RetryPolicyTests {
         DecisionOutcome(policy.decision(for: context, now: now))
     }
 
+    /// RFC 9110 §5.6.7: a recipient accepts the obsolete RFC 850 and asctime forms too (an
+    /// earlier note found them falling back to the backoff).
+    @Test func retryAfterReadsEveryHTTPDateForm() {
+        let now = Date(timeIntervalSince1970: 784_111_777 - 30)  // 30 s before 1994-11-06 08:49:37 UTC
+        for value in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            let delay = RetryAfter.delay(in: ["Retry-After": value], now: now, maximum: .seconds(3600))
+            #expect(delay == .seconds(30), "\(value)")
+        }
+    }
+
     @Test func defaultsAreAlamofires() {
         let policy = RetryPolicy()
         #expect(policy.retryLimit == 2)

@@ -60,6 +60,19 @@ import Testing
         #expect(reason.contains("JSON object"))
     }
 
+    /// As Alamofire's `JSONParameterEncoder`: the JSON serializer takes any top-level
+    /// `Encodable`, an array of values included (issue 30; it was refused as "not a JSON object").
+    @Test func theJSONSerializerTakesATopLevelEncodableArray() throws {
+        let serializer = JSONRequestSerializer(writingOptions: .sortedKeys)
+        let request = try serializer.request(method: .POST, urlString: "http://example.com/", encodableParameters: [user, user])
+        let one = #"{"address":{"city":"Oslo"},"admin":true,"age":30,"name":"Ann Lee","tags":["a","b"]}"#
+        #expect(request.bodyText == "[\(one),\(one)]")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        // A GET carries its parameters in the query, which takes only keyed values.
+        #expect(throws: LupineError.self) { try serializer.request(method: .GET, urlString: "http://example.com/", encodableParameters: [1, 2]) }
+        #expect(throws: LupineError.self) { try serializer.request(method: .POST, urlString: "http://example.com/", encodableParameters: "text") }
+    }
+
     @Test func topLevelStringIsAnError() throws {
         #expect(throws: LupineError.self) {
             try HTTPRequestSerializer().request(method: .GET, urlString: "http://example.com/", encodableParameters: "text")

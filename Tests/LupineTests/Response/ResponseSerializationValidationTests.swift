@@ -37,6 +37,21 @@ import Testing
         #expect(result.value == body)
     }
 
+    /// AFNetworking sets the content-type error only for a body that is not empty, and its JSON
+    /// serializer then gives no object and no error (issue 30: Lupine reported the type).
+    @Test func anEmptyBodyOfAnUnacceptableTypeIsNoError() throws {
+        for contentType in ["text/html", nil] {
+            let result = JSONResponseSerializer().serialize(head: try ResponseFixture.head(.ok, contentType: contentType), data: [], request: nil)
+            #expect(result.error == nil, "\(String(describing: contentType))")
+            #expect(result.value == nil)
+        }
+        let notEmpty = JSONResponseSerializer().serialize(head: try ResponseFixture.head(.ok, contentType: "text/html"), data: ResponseFixture.bytes("<p>"), request: nil)
+        #expect(notEmpty.error != nil)
+        // The status still counts.
+        let failed = JSONResponseSerializer().serialize(head: try ResponseFixture.head(.notFound, contentType: "text/html"), data: [], request: nil)
+        #expect(failed.error?.unacceptableStatus?.code == 404)
+    }
+
     @Test func customStatusCodesReplaceTheDefault() throws {
         let serializer = HTTPResponseSerializer(acceptableStatusCodes: IndexSet([404]))
         #expect(serializer.serialize(head: try ResponseFixture.head(.notFound), data: [], request: nil).error == nil)
