@@ -27,7 +27,33 @@ struct LupineCommand: AsyncParsableCommand {
                     "argument \(position) is not UTF-8 text; Lupine would read it with its bytes replaced and use another name, path or value than the one given"
                 ))
         }
-        await Self.main(nil)
+        let command: any ParsableCommand
+        do {
+            command = try Self.parseAsRoot(nil)
+        } catch {
+            Self.exitForBadArguments(error)
+        }
+        do {
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                var synchronous = command
+                try synchronous.run()
+            }
+        } catch {
+            Self.exit(withError: error)
+        }
+    }
+
+    /// Ends the process for arguments that do not parse or validate: one line, `lupine: ` and the
+    /// sentence naming the option and what is wrong with it, without the usage that follows it
+    /// by default (`--help` has it). A request for help or the version is answered as usual.
+    private static func exitForBadArguments(_ error: any Error) -> Never {
+        let code = Self.exitCode(for: error)
+        guard code != .success else { Self.exit(withError: error) }
+        let sentence = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "the arguments are not valid"
+        StandardError.write("lupine: \(sentence.hasPrefix("Error: ") ? String(sentence.dropFirst(7)) : sentence)\n")
+        Self.exit(withError: ExitCode(code.rawValue))
     }
 
     /// The position (from 1) of the first argument whose bytes are not UTF-8, which Swift's

@@ -20,7 +20,7 @@ struct ContinueRefusal {
 
     /// The line that says why `file`, holding `held` bytes, is left as it was.
     func reason(file: URL, held: Int) -> String {
-        let advice = "\(file.path) is left as it was; download without --continue to replace it"
+        let advice = "\(LocalPath.shown(file)) is left as it was; download without --continue to replace it"
         guard let refusal = self.rangeRefusal else {
             return "the server answered with the whole body, not the rest from byte \(held), and nothing says the bytes "
                 + "already there are stale: \(advice)"

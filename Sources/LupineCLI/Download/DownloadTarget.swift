@@ -21,7 +21,7 @@ enum DownloadTarget: Equatable {
     /// The target as a person names it.
     var name: String {
         switch self {
-        case .file(let url, _), .stream(let url): return url.path
+        case .file(let url, _), .stream(let url): return LocalPath.shown(url)
         case .standardOutput: return "standard output"
         }
     }
@@ -69,5 +69,5 @@ struct DownloadTargetError: Error, CustomStringConvertible {
     let subject: String
     let problem: String
 
-    var description: String { "\(self.subject) \(self.problem)" }
+    var description: String { "\(LocalPath.shown(self.subject)) \(self.problem)" }
 }

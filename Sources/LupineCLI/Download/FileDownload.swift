@@ -68,7 +68,7 @@ struct FileDownload {
                 throw HTTPExchange.fail(refused.reason(file: self.file, held: resumeData.bytesReceived), code: 1)
             }
             StandardError.write(
-                "\(self.file.path) already holds the \(resumeData.bytesReceived) bytes the server sends (it ignores Range, so only "
+                "\(LocalPath.shown(self.file)) already holds the \(resumeData.bytesReceived) bytes the server sends (it ignores Range, so only "
                     + "the length was compared): nothing to download\n"
             )
             return
@@ -81,7 +81,7 @@ struct FileDownload {
         // that started over may end with a 206 from byte 0).
         let continued = completion.response?.headers.first(name: "Content-Range")?.hasPrefix("bytes \(resumeData.bytesReceived)-") == true
         let resumed = resumeData.bytesReceived > 0 && completion.response?.statusCode == 206 && continued ? " (resumed)" : ""
-        StandardError.write("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(self.file.path)\(resumed)\n")
+        StandardError.write("Saved \(ProgressBar.bytes(Double(Self.size(of: self.file)))) to \(LocalPath.shown(self.file))\(resumed)\n")
     }
 
     /// What the library continues: with `--continue`, the file's bytes and the validator of its
@@ -103,18 +103,18 @@ struct FileDownload {
                 let origin = (saved.originalURL ?? saved.url).absoluteString
                 guard saved.entityTag != nil else {
                     throw HTTPExchange.fail(
-                        "\(self.file.path) holds the start of \(origin), which only a date identifies; continue it from that URL, "
+                        "\(LocalPath.shown(self.file)) holds the start of \(origin), which only a date identifies; continue it from that URL, "
                             + "or download without --continue to replace it",
                         code: 1
                     )
                 }
                 StandardError.write(
-                    "lupine: warning: \(self.file.path) was started from \(origin); it is continued only if this URL "
+                    "lupine: warning: \(LocalPath.shown(self.file)) was started from \(origin); it is continued only if this URL "
                         + "serves the same entity tag (If-Range), and downloaded whole otherwise\n"
                 )
             }
         } else if ResumeRecord.exists(for: self.file) {
-            StandardError.write("lupine: warning: \(record.path) is not a resume record Lupine can read; continuing without checking that \(self.file.path) is unchanged\n")
+            StandardError.write("lupine: warning: \(LocalPath.shown(record)) is not a resume record Lupine can read; continuing without checking that \(LocalPath.shown(self.file)) is unchanged\n")
         }
         return resumeData
     }
@@ -167,7 +167,7 @@ struct FileDownload {
             if let record = taken.record {
                 if !ResumeRecord.write(record, for: file) {
                     ResumeRecord.remove(for: file)
-                    StandardError.write("lupine: warning: could not save \(ResumeRecord.location(of: file).path); --continue would resume without checking that the file is unchanged\n")
+                    StandardError.write("lupine: warning: could not save \(LocalPath.shown(ResumeRecord.location(of: file))); --continue would resume without checking that the file is unchanged\n")
                 }
             } else if taken.dropsOld {
                 ResumeRecord.remove(for: file)
@@ -179,7 +179,7 @@ struct FileDownload {
     private func create() throws {
         let descriptor = open(self.file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666)
         guard descriptor >= 0 else {
-            throw HTTPExchange.fail("cannot create \(self.file.path): \(String(cString: strerror(errno)))", code: 1)
+            throw HTTPExchange.fail("cannot create \(LocalPath.shown(self.file)): \(String(cString: strerror(errno)))", code: 1)
         }
         close(descriptor)
     }

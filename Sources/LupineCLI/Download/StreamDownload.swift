@@ -47,7 +47,7 @@ struct StreamDownload {
             throw HTTPExchange.failure(error)
         }
         if case .stream(let device) = self.target {
-            StandardError.write("Written to \(device.path)\n")
+            StandardError.write("Written to \(LocalPath.shown(device))\n")
         }
     }
 
@@ -56,7 +56,7 @@ struct StreamDownload {
         guard case .stream(let device) = self.target else { return STDOUT_FILENO }
         let descriptor = open(device.path, O_WRONLY | O_NOCTTY)
         guard descriptor >= 0 else {
-            throw HTTPExchange.fail("cannot write to \(device.path): \(String(cString: strerror(errno)))", code: 1)
+            throw HTTPExchange.fail("cannot write to \(LocalPath.shown(device)): \(String(cString: strerror(errno)))", code: 1)
         }
         return descriptor
     }

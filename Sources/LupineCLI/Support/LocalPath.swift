@@ -12,4 +12,16 @@ enum LocalPath {
         }
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(path: path)
     }
+
+    /// `url`'s path as a message shows it: control characters (a line feed and a tab too: a
+    /// name is one line), bidirectional overrides and bytes that are not UTF-8 become `.`, as
+    /// text from the network does (``TerminalText``), so a name cannot rewrite the terminal.
+    static func shown(_ url: URL) -> String {
+        Self.shown(url.path)
+    }
+
+    /// A path as a message shows it (as the `URL` form does).
+    static func shown(_ path: String) -> String {
+        String(TerminalText.sanitized(path).map { $0 == "\n" || $0 == "\t" ? "." : $0 })
+    }
 }

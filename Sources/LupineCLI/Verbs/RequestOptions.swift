@@ -24,13 +24,16 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Basic authentication credentials.", valueName: "user:pass"))
     var auth: String?
 
-    @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
+    // Numbers are parsed unconditionally, so that `--retry -1` is refused for its value rather
+    // than read as a missing value followed by an unknown option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
     var timeout: Double?
 
-    @Option(name: .customLong("max-redirects"), help: "Follow at most this many redirects.")
+    @Option(name: .customLong("max-redirects"), parsing: .unconditional, help: "Follow at most this many redirects.")
     var maxRedirects = 10
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Send a GET, HEAD, PUT, DELETE, OPTIONS or TRACE again up to this many times after a refused, lost or timed-out connection or a 408, 429, 500, 502, 503 or 504, waiting as Retry-After says or backing off (0.5 s, 1 s, ...).",
             valueName: "count"
@@ -39,6 +42,7 @@ struct RequestOptions: ParsableArguments {
 
     @Option(
         name: .customLong("retry-max-time"),
+        parsing: .unconditional,
         help: ArgumentHelp("Start no retry later than this many seconds after the first attempt (default 120).", valueName: "seconds")
     )
     var retryMaxTime: Double?

@@ -55,6 +55,40 @@ import Darwin
         #expect(try Data(contentsOf: sandbox.work.appending(path: "p")) == Data("precious\n".utf8))
     }
 
+    /// An `-o` name with control characters is shown sanitised in "Saved … to" and in error
+    /// lines, as heads are (issue 30: an escape sequence reached the terminal raw).
+    @Test func controlCharactersInAnOutputNameNeverReachTheTerminal() async throws {
+        try await withTestServer { server in
+            let sandbox = try Sandbox()
+            let name = "a\u{1B}[31mred\nline\u{202E}b"
+            let saved = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", name], in: sandbox.work)
+            #expect(saved.status == 0, "\(saved.stderr)")
+            #expect(saved.stderr.contains("a.[31mred.line.b"), "\(saved.stderr)")
+            let missing = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", "gone\u{7}/" + name], in: sandbox.work)
+            #expect(missing.status != 0)
+            for run in [saved, missing] {
+                #expect(!run.stderr.unicodeScalars.contains { [0x1B, 0x07, 0x202E].contains($0.value) }, "\(run.stderr.debugDescription)")
+                #expect(run.stderr.split(separator: "\n").allSatisfy { !$0.hasPrefix("line") }, "\(run.stderr.debugDescription)")
+            }
+            #expect(FileManager.default.fileExists(atPath: sandbox.work.appending(path: name).path), "the file keeps the name asked for")
+        }
+    }
+
+    /// A bad option value is one line naming the option, not "missing value" and the usage
+    /// (issue 30: `--retry -1` read as a missing value, with three or four lines of usage).
+    @Test(arguments: [
+        (["get", "http://127.0.0.1:1/", "--retry", "-1"], "--retry takes a count from 0 to 1000."),
+        (["get", "http://127.0.0.1:1/", "--timeout", "-5"], "--timeout must be a positive, finite number of seconds."),
+        (["get", "http://127.0.0.1:1/", "--max-redirects", "many"], "The value 'many' is invalid for '--max-redirects <max-redirects>'"),
+        (["get", "http://127.0.0.1:1/", "--bogus"], "Unknown option '--bogus'"),
+        (["get"], "Missing expected argument '<url>'"),
+    ])
+    func aBadOptionValueIsOneSentenceNamingIt(arguments: [String], sentence: String) async throws {
+        let run = try await LupineCommandLineTests.lupine(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr == "lupine: \(sentence)\n", "\(run.stderr)")
+    }
+
     @Test func verboseShowsTheHeadsAndPrintIsRefused() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

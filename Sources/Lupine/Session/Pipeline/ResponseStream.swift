@@ -23,7 +23,7 @@ struct ResponseStream {
     private enum Chunks {
         case network(ResponseBody.AsyncIterator)
         case stored(AsyncThrowingStream<ByteBuffer, any Error>.AsyncIterator)
-        case bytes(ByteBuffer?)
+        case bytes([UInt8]?)
     }
 
     private var chunks: Chunks
@@ -37,7 +37,7 @@ struct ResponseStream {
         switch source {
         case .network(let body): self.chunks = .network(body.makeAsyncIterator())
         case .stored(let stream): self.chunks = .stored(stream.makeAsyncIterator())
-        case .bytes(let bytes): self.chunks = .bytes(bytes.isEmpty ? nil : ByteBuffer(bytes: bytes))
+        case .bytes(let bytes): self.chunks = .bytes(bytes.isEmpty ? nil : bytes)
         }
         self.task = task
         self.didReceiveData = hooks.didReceiveData
@@ -65,6 +65,16 @@ struct ResponseStream {
     /// The whole body, in one allocation when its announced `expectedLength` holds (capped: the
     /// header is the server's word).
     mutating nonisolated(nonsending) func collect(expectedLength: Int?) async throws -> [UInt8] {
+        if case .bytes(let stored) = self.chunks, self.handed == nil, self.tee == nil {
+            // A stored body already in memory is handed over as it is, not copied twice.
+            await self.task.gate.pass()
+            try self.task.checkCancellation()
+            self.chunks = .bytes(nil)
+            guard let stored else { return [] }
+            self.task.delegate.didReceiveBody(bytes: stored.count)
+            self.didReceiveData?(self.task, ByteBuffer(bytes: stored))
+            return stored
+        }
         var data: [UInt8] = []
         data.reserveCapacity(min(max(expectedLength ?? 0, 0), 16 * 1024 * 1024))
         while let chunk = try await self.next() {
@@ -95,9 +105,9 @@ struct ResponseStream {
             let chunk = try await iterator.next(isolation: #isolation)
             self.chunks = .stored(iterator)
             return chunk
-        case .bytes(let buffer):
+        case .bytes(let bytes):
             self.chunks = .bytes(nil)
-            return buffer
+            return bytes.map { ByteBuffer(bytes: $0) }
         }
     }
 }
