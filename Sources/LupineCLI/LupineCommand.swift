@@ -1,4 +1,5 @@
 import ArgumentParser
+import Lupine
 import Foundation
 
 /// The `lupine` command-line tool.
@@ -22,8 +23,8 @@ struct LupineCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         StandardOutput.reserveStandardDescriptors()
         if let position = Self.firstArgumentNotUTF8() {
-            Self.exit(
-                withError: ValidationError(
+            Self.exitForBadArguments(
+                ValidationError(
                     "argument \(position) is not UTF-8 text; Lupine would read it with its bytes replaced and use another name, path or value than the one given"
                 ))
         }
@@ -51,8 +52,16 @@ struct LupineCommand: AsyncParsableCommand {
     private static func exitForBadArguments(_ error: any Error) -> Never {
         let code = Self.exitCode(for: error)
         guard code != .success else { Self.exit(withError: error) }
-        let sentence = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "the arguments are not valid"
-        StandardError.write("lupine: \(sentence.hasPrefix("Error: ") ? String(sentence.dropFirst(7)) : sentence)\n")
+        // The message without the usage or help lines that may follow it, its control characters
+        // escaped: the sentence quotes what the user typed, line breaks and escapes included.
+        var message = Self.message(for: error)
+        for marker in ["\nUsage: ", "\nHelp: ", "\nSee '"] {
+            if let start = message.range(of: marker) {
+                message = String(message[..<start.lowerBound])
+            }
+        }
+        let sentence = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+        StandardError.write("lupine: \(MessageText.oneLine(sentence.isEmpty ? "the arguments are not valid" : sentence))\n")
         Self.exit(withError: ExitCode(code.rawValue))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 /// Whether a data task goes on after its response head arrived.
 public enum ResponseDisposition: Sendable, Equatable {
     /// Read the body.
@@ -32,6 +33,11 @@ public struct SessionHooks: Sendable {
     /// nothing. The first set of these decides: the request's ``CachedResponseHandler``, the task's
     /// hook, the session's handler, the session's hook (as for redirects).
     public var dataTaskWillCacheResponse: (@Sendable (SessionTask, CachedResponse) -> CachedResponse?)?
+    /// Asked where a finished download goes when its task has no ``DownloadDestination`` of its
+    /// own (AFNetworking's `setDownloadTaskDidFinishDownloadingBlock:`), with the temporary file
+    /// and the response: the file moves to the URL returned (nothing there is replaced), or stays
+    /// where it is for `nil`.
+    public var downloadTaskDidFinishDownloading: (@Sendable (SessionTask, URL, ResponseHead) -> URL?)?
 
     /// No hooks.
     public init() {}
@@ -46,6 +52,7 @@ public struct SessionHooks: Sendable {
         merged.didReceiveData = override.didReceiveData ?? self.didReceiveData
         merged.didComplete = override.didComplete ?? self.didComplete
         merged.dataTaskWillCacheResponse = override.dataTaskWillCacheResponse ?? self.dataTaskWillCacheResponse
+        merged.downloadTaskDidFinishDownloading = override.downloadTaskDidFinishDownloading ?? self.downloadTaskDidFinishDownloading
         return merged
     }
 }

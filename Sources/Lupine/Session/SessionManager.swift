@@ -223,28 +223,10 @@ open class SessionManager: @unchecked Sendable {
         completionHandler: @escaping @Sendable (Kind, TaskCompletion) -> Void
     ) -> Kind {
         let delegate = TaskDelegate(uploadProgress: uploadProgress, downloadProgress: downloadProgress)
-        // One lock round: the task's number, the settings it runs with, and its registration.
+        // One lock round: the task's number, whether it may run, and its registration.
         let task: Kind = self.settings.withLockedValue { settings in
             settings.nextTaskIdentifier += 1
             let identifier = settings.nextTaskIdentifier
-            let hooks = settings.hooks.overridden(by: taskHooks)
-            let executor = RequestExecutor(
-                transport: self.transport,
-                hooks: hooks,
-                features: TaskFeatures(
-                    request: request,
-                    session: settings.features,
-                    taskHooks: taskHooks,
-                    sessionHooks: settings.hooks,
-                    monitors: settings.eventMonitors
-                ),
-                maximumRedirects: settings.maximumRedirects,
-                credential: settings.credential,
-                serverTrustEvaluator: settings.serverTrustEvaluator,
-                clientIdentityProvider: taskHooks.didReceiveClientCertificateChallenge.map(ClientIdentityProvider.init)
-                    ?? settings.clientIdentityProvider,
-                logger: settings.logger
-            )
             let isInvalidated = settings.isInvalidated
             // Nothing to hold or call on every task unless the session waits for connectivity.
             let connectivity =
@@ -265,8 +247,10 @@ open class SessionManager: @unchecked Sendable {
                 } else if let connectivity, let offline = await connectivity.policy.wait(for: connectivity.manager) {
                     outcome = ExecutionOutcome(request: request, error: offline)
                 } else {
-                    outcome = await executor.run(task)
+                    outcome = await self.executor(for: request, taskHooks: taskHooks).run(task)
                 }
+                // The completion hook in force when the task completes.
+                let hooks = self.settings.withLockedValue { $0.hooks.overridden(by: taskHooks) }
                 self.complete(task, outcome: outcome, serialization: serialization, hooks: hooks, onQueue: completesOnQueue, handler: completionHandler)
             }
             settings.tasks[identifier] = task
@@ -274,6 +258,33 @@ open class SessionManager: @unchecked Sendable {
         }
         delegate.bind(to: task)
         return task
+    }
+
+    /// The loop that runs a task of `request` with `taskHooks`, made with the session's hooks,
+    /// extension points and settings as they are when the task starts, not when it was made:
+    /// AFNetworking reads a session block when its event comes, so a block set after a task is
+    /// made and before it is resumed is the one called (its own test does this with the redirect
+    /// block).
+    private func executor(for request: Request, taskHooks: SessionHooks) -> RequestExecutor {
+        self.settings.withLockedValue { settings in
+            RequestExecutor(
+                transport: self.transport,
+                hooks: settings.hooks.overridden(by: taskHooks),
+                features: TaskFeatures(
+                    request: request,
+                    session: settings.features,
+                    taskHooks: taskHooks,
+                    sessionHooks: settings.hooks,
+                    monitors: settings.eventMonitors
+                ),
+                maximumRedirects: settings.maximumRedirects,
+                credential: settings.credential,
+                serverTrustEvaluator: settings.serverTrustEvaluator,
+                clientIdentityProvider: taskHooks.didReceiveClientCertificateChallenge.map(ClientIdentityProvider.init)
+                    ?? settings.clientIdentityProvider,
+                logger: settings.logger
+            )
+        }
     }
 
     /// The upload progress of `task`, whose cancel, pause and resume drive the task.

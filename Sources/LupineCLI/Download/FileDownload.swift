@@ -86,11 +86,10 @@ struct FileDownload {
 
     /// What the library continues: with `--continue`, the file's bytes and the validator of its
     /// record; otherwise the whole body, into the same file. Without a record the file is
-    /// continued by `Range` alone, as `curl -C -` does. A record of another URL (a signed link
-    /// renewed, a mirror) lends its entity tag, so the server sends the rest only of the
-    /// representation with that tag (`If-Range`), and the whole body otherwise; a date alone
-    /// tells nothing across URLs (two files of a mirror share one), so such a record stops the
-    /// run. A record of another URL, and one that cannot be read, is said, never silently dropped.
+    /// continued by `Range` alone, as `curl -C -` does. A record of another URL stops the run,
+    /// whatever validator it holds: an entity tag is the server's word for one resource, and
+    /// another URL's server may give the same tag to other bytes (issue 30). A record that cannot
+    /// be read is said, never silently dropped.
     private func resumeData() throws -> ResumeData {
         let length = self.continuing ? Self.size(of: self.file) : 0
         var resumeData = ResumeData(url: self.request.url, bytesReceived: length, temporaryFileURL: self.file)
@@ -101,16 +100,10 @@ struct FileDownload {
             resumeData.lastModified = saved.lastModified
             if !saved.belongs(to: self.request.url) {
                 let origin = (saved.originalURL ?? saved.url).absoluteString
-                guard saved.entityTag != nil else {
-                    throw HTTPExchange.fail(
-                        "\(LocalPath.shown(self.file)) holds the start of \(origin), which only a date identifies; continue it from that URL, "
-                            + "or download without --continue to replace it",
-                        code: 1
-                    )
-                }
-                StandardError.write(
-                    "lupine: warning: \(LocalPath.shown(self.file)) was started from \(origin); it is continued only if this URL "
-                        + "serves the same entity tag (If-Range), and downloaded whole otherwise\n"
+                throw HTTPExchange.fail(
+                    "\(LocalPath.shown(self.file)) holds the start of \(TerminalText.sanitized(origin)); continue it from that URL, "
+                        + "or download without --continue to replace it",
+                    code: 1
                 )
             }
         } else if ResumeRecord.exists(for: self.file) {

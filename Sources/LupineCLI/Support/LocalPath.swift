@@ -13,7 +13,8 @@ enum LocalPath {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(path: path)
     }
 
-    /// `url`'s path as a message shows it: control characters (a line feed and a tab too: a
+    /// `url`'s path as a message shows it: control characters (a line feed, a carriage return
+    /// and a tab too: a
     /// name is one line), bidirectional overrides and bytes that are not UTF-8 become `.`, as
     /// text from the network does (``TerminalText``), so a name cannot rewrite the terminal.
     static func shown(_ url: URL) -> String {
@@ -22,6 +23,11 @@ enum LocalPath {
 
     /// A path as a message shows it (as the `URL` form does).
     static func shown(_ path: String) -> String {
-        String(TerminalText.sanitized(path).map { $0 == "\n" || $0 == "\t" ? "." : $0 })
+        var shown = String.UnicodeScalarView()
+        for scalar in TerminalText.sanitized(path).unicodeScalars {
+            // By scalars: "\r\n" is one Character, which no Character comparison splits.
+            shown.append(["\n", "\t", "\r"].contains(scalar) ? "." : scalar)
+        }
+        return String(shown)
     }
 }

@@ -39,12 +39,12 @@ struct StoredState {
         let jar = CookieStorage()
         let warnings = try jar.importNetscapeFile(at: file)
         for warning in warnings {
-            StandardError.write("lupine: warning: \(path): \(warning)\n")
+            StandardError.write("lupine: warning: \(LocalPath.shown(path)): \(warning)\n")
         }
         manager.cookieStorage = jar
         let isCookieFile = warnings.isEmpty || !jar.allCookies.isEmpty
         if !isCookieFile {
-            StandardError.write("lupine: warning: \(path) holds no cookie, so it is not a cookie file; it is left as it is and the cookies will not be saved\n")
+            StandardError.write("lupine: warning: \(LocalPath.shown(path)) holds no cookie, so it is not a cookie file; it is left as it is and the cookies will not be saved\n")
         }
         self.cookieFile = isCookieFile ? file : nil
         self.jar = jar
@@ -55,7 +55,7 @@ struct StoredState {
     func save() {
         guard let file = self.cookieFile, let jar = self.jar else { return }
         if access(file.path, F_OK) == 0, access(file.path, W_OK) != 0 {
-            StandardError.write("lupine: warning: the cookies were not saved: \(file.path) is read-only\n")
+            StandardError.write("lupine: warning: the cookies were not saved: \(LocalPath.shown(file)) is read-only\n")
             return
         }
         do {

@@ -113,7 +113,8 @@ public struct ProxySettings: Sendable, Hashable {
             case .everyHost:
                 return true
             case .name(let suffix):
-                return name == suffix || name.hasSuffix("." + suffix)
+                // An address is matched by address entries only: `no_proxy=1` is no suffix of 127.0.0.1.
+                return address == nil && (name == suffix || name.hasSuffix("." + suffix))
             case .range(let network, let prefixLength):
                 guard let address, address.count == network.count else { return false }
                 return ProxySettings.prefix(of: address, prefixLength) == ProxySettings.prefix(of: network, prefixLength)

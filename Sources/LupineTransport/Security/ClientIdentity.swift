@@ -99,26 +99,26 @@ public struct ClientIdentity: Sendable, Hashable {
         let type = (try? FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path))?[.type] as? FileAttributeType
         switch type {
         case nil:
-            throw ClientIdentityError(reason: "the \(what) file \(file.path) does not exist")
+            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) does not exist")
         case .typeDirectory?:
-            throw ClientIdentityError(reason: "the \(what) file \(file.path) is a directory")
+            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) is a directory")
         case .typeRegular?:
             break
         default:
             // A FIFO or a device would block the read, or never end it.
-            throw ClientIdentityError(reason: "the \(what) file \(file.path) is not a regular file")
+            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) is not a regular file")
         }
         do {
             let data = try Data(contentsOf: file, options: .uncached)
             // A certificate, a key or a bundle is kilobytes; a huge "file" is a mistake (a device, a disk image).
             guard data.count <= 1024 * 1024 else {
-                throw ClientIdentityError(reason: "the \(what) file \(file.path) is larger than 1 MiB")
+                throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) is larger than 1 MiB")
             }
             return Array(data)
         } catch let error as ClientIdentityError {
             throw error
         } catch {
-            throw ClientIdentityError(reason: "the \(what) file \(file.path) cannot be read (\(TransportErrorWords.describe(error)))")
+            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) cannot be read (\(TransportErrorWords.describe(error)))")
         }
     }
 }

@@ -39,7 +39,8 @@ import Darwin
         let record = sandbox.work.appending(path: "big.bin.lupine-resume")
         #expect(try ResumeData(encoded: Array(Data(contentsOf: record))).entityTag == "\"interrupt-\(Self.length)\"")
 
-        let continued = try await LupineCommandLineTests.lupine(["download", url, "-o", "big.bin", "--continue", "-v"], in: sandbox.work)
+        // The same URL: a record is never lent to another (the server answers a range whole).
+        let continued = try await LupineCommandLineTests.lupine(["download", url + "&then=stall", "-o", "big.bin", "--continue", "-v"], in: sandbox.work)
         #expect(continued.status == 0, "\(continued.stderr)")
         #expect(continued.stderr.contains("(resumed)"))
         // -v shows the request as sent, with what the continuation added.
@@ -75,12 +76,15 @@ import Darwin
         let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
         _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "part.bin"], in: sandbox.work)
         #expect(FileManager.default.fileExists(atPath: record.path))
-        // Another resource: its representation is not the one the bytes start, so it comes whole
-        // (If-Range with the record's tag), never appended to another resource's bytes.
+        // Another URL stops --continue, whatever it serves: another resource, and one whose
+        // server gives the same entity tag (issue 30: that one was continued). The bytes stay.
         let other = server.baseURL.absoluteString + "/bytes/\(Self.length / 2)"
-        let replaced = try await LupineCommandLineTests.lupine(["download", other, "-o", "part.bin", "--continue"], in: sandbox.work)
-        #expect(replaced.status == 0 && replaced.stderr.contains("was started from") && !replaced.stderr.contains("(resumed)"), "\(replaced.stderr)")
-        #expect(Array(try Data(contentsOf: file)) == DeterministicBytes.bytes(in: 0..<(Self.length / 2)))
+        let sameTag = url.replacingOccurrences(of: "at=\(Self.cut)", with: "at=\(Self.cut + 1)")
+        for another in [other, sameTag] {
+            let refused = try await LupineCommandLineTests.lupine(["download", another, "-o", "part.bin", "--continue"], in: sandbox.work)
+            #expect(refused.status == 1 && refused.stderr.contains("holds the start of") && !refused.stderr.contains("(resumed)"), "\(refused.stderr)")
+            #expect(FileDownloadProbe.size(of: file) == Self.cut)
+        }
         // A record that is not resume data, or whose validator cannot be a header: continued by
         // Range alone, as curl -C -, but said.
         let forged = ResumeData(url: try #require(URL(string: url)), entityTag: "\"a\"\r\nX-Injected: 1", bytesReceived: 0, temporaryFileURL: file)
@@ -119,8 +123,11 @@ import Darwin
         let record = sandbox.work.appending(path: "r.bin.lupine-resume")
         let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=1000&at=400"
         _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "r.bin"], in: sandbox.work)
-        let (bytes, saved) = (try Data(contentsOf: sandbox.work.appending(path: "r.bin")), try Data(contentsOf: record))
+        let bytes = try Data(contentsOf: sandbox.work.appending(path: "r.bin"))
+        var saved = Data()
         try await ScriptedServer.with { scripted in
+            // The record names the scripted server's URL: a record of another URL stops --continue.
+            saved = try Self.claim(record, for: scripted.url.absoluteString + "/r.bin")
             let running = try LupineCommandLineTests.start(["download", scripted.url.absoluteString + "/r.bin", "-o", "r.bin", "--continue"], in: sandbox.work)
             try await running.whileRunning {
                 // A server that ignores If-Range: the rest of another version, then an error page.
@@ -143,6 +150,7 @@ import Darwin
         #expect(try Data(contentsOf: record) == saved)
         // The same, answered whole as a 206 from byte 0: saved, and not called resumed.
         try await ScriptedServer.with { scripted in
+            _ = try Self.claim(record, for: scripted.url.absoluteString + "/r.bin")
             let running = try LupineCommandLineTests.start(["download", scripted.url.absoluteString + "/r.bin", "-o", "r.bin", "--continue"], in: sandbox.work)
             try await running.whileRunning {
                 var connection = try await scripted.nextConnection()
@@ -161,6 +169,17 @@ import Darwin
         #expect(try Data(contentsOf: sandbox.work.appending(path: "r.bin")) == Data(repeating: UInt8(ascii: "x"), count: 1000))
     }
 
+    /// Rewrites the resume record at `record` to name `url`, with the validator and bytes it
+    /// had; returns what it now holds.
+    static func claim(_ record: URL, for url: String) throws -> Data {
+        let kept = try ResumeData(encoded: Array(Data(contentsOf: record)))
+        let claimed = ResumeData(
+            url: try #require(URL(string: url)), entityTag: kept.entityTag, lastModified: kept.lastModified, bytesReceived: kept.bytesReceived, temporaryFileURL: kept.temporaryFileURL)
+        let data = Data(claimed.encoded())
+        try data.write(to: record)
+        return data
+    }
+
     /// An empty answer to `--continue` (here a `204`) does not cut the file to nothing: it fails,
     /// and the bytes and their record stay for a later `--continue`.
     @Test func anEmptyAnswerToContinueKeepsTheBytes() async throws {
@@ -169,9 +188,14 @@ import Darwin
         let sandbox = try Sandbox()
         let url = server.faultsBaseURL.absoluteString + "/interrupt?bytes=\(Self.length)&at=\(Self.cut)"
         _ = try await LupineCommandLineTests.lupine(["download", url, "-o", "e.bin"], in: sandbox.work)
+        // The record names the URL that answers empty: a record of another URL stops --continue.
         let record = sandbox.work.appending(path: "e.bin.lupine-resume")
-        let (bytes, saved) = (try Data(contentsOf: sandbox.work.appending(path: "e.bin")), try Data(contentsOf: record))
-        let empty = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/status/204", "-o", "e.bin", "--continue"], in: sandbox.work)
+        let noContent = server.baseURL.absoluteString + "/status/204"
+        let file = sandbox.work.appending(path: "e.bin")
+        let claimed = ResumeData(url: try #require(URL(string: noContent)), entityTag: "\"e\"", bytesReceived: Self.cut, temporaryFileURL: file)
+        try Data(claimed.encoded()).write(to: record)
+        let (bytes, saved) = (try Data(contentsOf: file), try Data(contentsOf: record))
+        let empty = try await LupineCommandLineTests.lupine(["download", noContent, "-o", "e.bin", "--continue"], in: sandbox.work)
         #expect(empty.status == 1 && empty.stderr.contains("the \(Self.cut) bytes already received are kept"), "\(empty.stderr)")
         #expect(try Data(contentsOf: sandbox.work.appending(path: "e.bin")) == bytes)
         #expect(try Data(contentsOf: record) == saved)

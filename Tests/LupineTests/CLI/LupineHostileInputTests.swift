@@ -71,6 +71,9 @@ import Darwin
                 #expect(run.stderr.split(separator: "\n").allSatisfy { !$0.hasPrefix("line") }, "\(run.stderr.debugDescription)")
             }
             #expect(FileManager.default.fileExists(atPath: sandbox.work.appending(path: name).path), "the file keeps the name asked for")
+            // A CR LF is one Character: it must not slip through as a line break (hostile pass).
+            let forged = try await LupineCommandLineTests.lupine(["download", server.baseURL.absoluteString + "/bytes/10", "-o", "ok\r\nFAKE: evil"], in: sandbox.work)
+            #expect(forged.status == 0 && forged.stderr.contains("ok..FAKE: evil"), "\(forged.stderr.debugDescription)")
         }
     }
 
@@ -82,6 +85,9 @@ import Darwin
         (["get", "http://127.0.0.1:1/", "--max-redirects", "many"], "The value 'many' is invalid for '--max-redirects <max-redirects>'"),
         (["get", "http://127.0.0.1:1/", "--bogus"], "Unknown option '--bogus'"),
         (["get"], "Missing expected argument '<url>'"),
+        // What the user typed is quoted with its control characters escaped (hostile pass).
+        (["get", "http://127.0.0.1:1/", "--x\u{1B}]0;pwned\u{7}"], "Unknown option '--x\\u{1B}]0;pwned\\u{07}'"),
+        (["get", "http://127.0.0.1:1/", "--retry", "1\r\nX"], "The value '1\\r\\nX' is invalid for '--retry <count>'"),
     ])
     func aBadOptionValueIsOneSentenceNamingIt(arguments: [String], sentence: String) async throws {
         let run = try await LupineCommandLineTests.lupine(arguments)

@@ -77,6 +77,30 @@ import Testing
         }
     }
 
+    /// As AFNetworking's own redirect-block test does it:
+    /// make a data task, then set the session's redirect block, then resume. The block in force
+    /// when the redirect comes is the one called (issue 30: the task had copied the hooks when
+    /// it was made).
+    @Test func aRedirectHookSetAfterTheTaskIsMadeIsTheOneCalled() async throws {
+        try await withSessionManager { _, manager in
+            manager.responseSerializer = HTTPResponseSerializer(acceptableStatusCodes: IndexSet(integersIn: 200..<400))
+            let request = try manager.makeRequest(.GET, "redirect/1", parameters: nil, headers: nil)
+            let calls = Recorder<Int>()
+            let completion = await withCheckedContinuation { continuation in
+                let task = manager.dataTask(with: request) { continuation.resume(returning: $0) }
+                var hooks = manager.hooks
+                hooks.willPerformRedirection = { _, head, _ in
+                    calls.append(head.statusCode)
+                    return nil
+                }
+                manager.hooks = hooks
+                task.resume()
+            }
+            #expect(calls.all == [302])
+            #expect(completion.response?.statusCode == 302)
+        }
+    }
+
     @Test(arguments: WireProtocol.allCases) func basicChallengeIsAnsweredByTheHook(over wire: WireProtocol) async throws {
         try await withSessionManager(over: wire) { _, manager in
             let challenges = Recorder<AuthenticationChallenge>()

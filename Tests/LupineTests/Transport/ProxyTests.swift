@@ -92,6 +92,9 @@ import Testing
         ("127.0.0.0/8", "2130706433", 443, true),
         ("127.0.0.0/8", "128.1", 443, false),
         (" * ", "anything.test", 443, true),
+        // An address is matched by address entries only, never as a name's suffix.
+        ("1", "127.0.0.1", 443, false),
+        ("0.0.1", "127.0.0.1", 443, false),
     ])
     func noProxyEntriesMatchAsCurlsDo(entry: String, host: String, port: Int, direct: Bool) throws {
         let proxy = Proxy(kind: .http, host: "proxy", port: 3128)

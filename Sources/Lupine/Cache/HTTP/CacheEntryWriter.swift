@@ -41,11 +41,15 @@ final class CacheEntryWriter {
     /// Adds the next piece of the body. Never fails: when the disk is full or the body outgrows a
     /// store, that store's copy is dropped quietly, and the response the caller reads is unaffected.
     func append(_ chunk: ByteBuffer) {
+        self.append(bytes: chunk.readableBytesView)
+    }
+
+    /// Adds the next piece of the body, from bytes in memory; as ``append(_:)``.
+    func append(bytes: some Collection<UInt8>) {
         guard !self.finished else { return }
-        self.length += chunk.readableBytes
+        self.length += bytes.count
         // Once neither store keeps a copy, the rest of the body costs nothing.
         guard self.memory != nil || self.file != nil else { return }
-        let bytes = chunk.readableBytesView
         self.checksum.update(bytes)
         if self.memory != nil {
             if self.cache.memoryAdmits(size: self.length) {

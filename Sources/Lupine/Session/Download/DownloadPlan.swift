@@ -8,7 +8,7 @@ struct DownloadPlan: Sendable {
     /// Where a new temporary file is made.
     let directory: URL
     /// Where the finished file moves.
-    let destination: DownloadDestination?
+    var destination: DownloadDestination?
     /// The handler of a ``DownloadTask/cancel(byProducingResumeData:)`` call, shared by the task
     /// and its sink.
     let resumeDataRequest = ResumeDataRequest()

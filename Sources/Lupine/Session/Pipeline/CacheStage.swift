@@ -52,8 +52,7 @@ struct CacheStage {
     /// The stage of `executor`'s tasks whose sink has `access`; `nil` when the session has no
     /// cache, or none that sink can use.
     init?(access: CacheAccess, executor: RequestExecutor) {
-        let features = executor.features
-        switch (access, features.httpCache, features.urlCache) {
+        switch (access, executor.features.httpCache, executor.features.urlCache) {
         case (.none, _, _), (_, nil, nil):
             return nil
         case (_, let cache?, _):
@@ -67,8 +66,6 @@ struct CacheStage {
         self.executor = executor
     }
 
-    private var features: TaskFeatures { self.executor.features }
-
     // MARK: Before sending
 
     /// What the cache can do for `prepared` (the attempt's request before adaptation) under its
@@ -80,13 +77,13 @@ struct CacheStage {
         switch self.store {
         case .plain(let cache):
             if let found = try await self.lookUp(prepared, in: cache, task: task) {
-                return .answer(StoredResponse(head: found.head, source: .bytes(found.data), status: nil, report: found))
+                return .answer(StoredResponse(head: found.head, source: .bytes(found.data), status: nil, reported: found.data))
             }
             return .send(CachePlan(keyed: prepared))
         case .http(let cache):
             // With the `Cookie` field the exchange adds from the jar, so a response that varies on
             // `Cookie` is stored and found under the cookies really sent.
-            let keyed = self.features.cookieStorage.map { prepared.addingCookies(from: $0) } ?? prepared
+            let keyed = self.executor.features.cookieStorage.map { prepared.addingCookies(from: $0) } ?? prepared
             let plan = CachePlan(keyed: keyed)
             switch try Self.step(of: cache, for: keyed) {
             case .fresh(let entry):
@@ -100,7 +97,7 @@ struct CacheStage {
             case .unsatisfiable:
                 // `only-if-cached` and nothing stored may answer: a `504`, nothing sent (RFC 9111 §5.2.1.7).
                 let head = ResponseHead(status: .gatewayTimeout, headers: ["Content-Length": "0"], url: request.url)
-                return .answer(StoredResponse(head: head, source: .bytes([]), status: nil, report: nil))
+                return .answer(StoredResponse(head: head, source: .bytes([]), status: nil, reported: nil))
             case .validate(let entry, let conditions, let staleIfError):
                 for (name, value) in conditions {
                     request.headers.replaceOrAdd(name: name, value: value)
@@ -162,7 +159,7 @@ struct CacheStage {
         let responseTime = Date()
         switch self.store {
         case .plain(let cache):
-            let tee = CacheTee(collectingFor: head, handler: self.features.cachedResponseHandler, task: task) { kept in
+            let tee = CacheTee(collectingFor: head, handler: self.executor.features.cachedResponseHandler, task: task) { kept in
                 await cache.store(kept, for: plan.keyed)
             }
             return .deliver(tee, status: nil)
@@ -186,16 +183,20 @@ struct CacheStage {
                 return .deliver(nil, status: .miss)
             }
             let times = (request: plan.requestTime, response: responseTime)
-            if self.access == .wholeBodies, let handler = self.features.cachedResponseHandler {
+            if self.access == .wholeBodies, let handler = self.executor.features.cachedResponseHandler {
+                // Only a response the cache may store is kept for the handler to see.
+                guard CacheStorability.record(for: storedAs, response: head, requestTime: times.request, responseTime: times.response) != nil else {
+                    return .deliver(nil, status: .miss)
+                }
                 let tee = CacheTee(collectingFor: head, handler: handler, task: task) { kept in
                     guard let writer = cache.writer(for: storedAs, response: kept.head, requestTime: times.request, responseTime: times.response) else { return }
-                    writer.append(ByteBuffer(bytes: kept.data))
+                    writer.append(bytes: kept.data)
                     writer.commit()
                 }
                 return .deliver(tee, status: .miss)
             }
             // Streamed, or with nothing to ask: the handler, if any, sees the head only.
-            guard let kept = await Self.verdict(of: self.features.cachedResponseHandler, on: CachedResponse(head: head, data: []), task: task),
+            guard let kept = await Self.verdict(of: self.executor.features.cachedResponseHandler, on: CachedResponse(head: head, data: []), task: task),
                 let writer = cache.writer(for: storedAs, response: kept.head, requestTime: times.request, responseTime: times.response)
             else { return .deliver(nil, status: .miss) }
             return .deliver(CacheTee(writingTo: writer), status: .miss)
@@ -243,11 +244,10 @@ struct CacheStage {
         switch self.access {
         case .wholeBodies, .none:
             guard let data = try? entry.readBody() else { return nil }
-            return StoredResponse(head: entry.head, source: .bytes(data), status: status, report: CachedResponse(head: entry.head, data: data))
+            return StoredResponse(head: entry.head, source: .bytes(data), status: status, reported: data)
         case .streamed:
             guard (try? entry.verify()) != nil else { return nil }
-            let report = CachedResponse(head: entry.head, data: [])
-            return StoredResponse(head: entry.head, source: .stored(entry.bodyChunks(chunkSize: Self.storedChunkSize, verified: true)), status: status, report: report)
+            return StoredResponse(head: entry.head, source: .stored(entry.bodyChunks(chunkSize: Self.storedChunkSize, verified: true)), status: status, reported: [])
         }
     }
 }
@@ -271,6 +271,8 @@ struct StoredResponse {
     /// What it was, for ``TaskCompletion/cacheStatus``; `nil` from a plain ``ResponseCache`` and
     /// for the `504` of `only-if-cached`.
     let status: CacheStatus?
-    /// What the event monitors are told (``EventMonitor/task(_:didReceiveCachedResponse:)``).
-    let report: CachedResponse?
+    /// The body the event monitors are told of with the head
+    /// (``EventMonitor/task(_:didReceiveCachedResponse:)``; a streamed one's is not kept: empty);
+    /// `nil` to tell them nothing.
+    let reported: [UInt8]?
 }

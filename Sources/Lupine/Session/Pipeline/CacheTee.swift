@@ -39,6 +39,13 @@ final class CacheTee {
         self.mode = .collecting(head: head, chunks: [], handler: handler, task: task, keep: keep)
     }
 
+    /// Whether the tee wants the whole body: a reader that collects the body itself hands it
+    /// over with ``finish(collected:)`` instead of each chunk, so it is held once.
+    var collectsWhole: Bool {
+        if case .collecting = self.mode { return true }
+        return false
+    }
+
     /// Keeps the next chunk of the body.
     func append(_ chunk: ByteBuffer) {
         switch self.mode {
@@ -55,17 +62,27 @@ final class CacheTee {
 
     /// The body has been read whole: stores it.
     nonisolated(nonsending) func finish() async {
+        var data: [UInt8]?
+        if case .collecting(_, let chunks, _, _, _) = self.mode {
+            var joined: [UInt8] = []
+            joined.reserveCapacity(chunks.reduce(0) { $0 + $1.readableBytes })
+            for chunk in chunks {
+                joined.append(contentsOf: chunk.readableBytesView)
+            }
+            data = joined
+        }
+        await self.finish(collected: data ?? [])
+    }
+
+    /// The body has been read whole, into `data` (by a reader that collected it itself, when
+    /// ``collectsWhole``): stores it. A writing tee commits what it was given chunk by chunk.
+    nonisolated(nonsending) func finish(collected data: [UInt8]) async {
         let mode = self.mode
         self.mode = .done
         switch mode {
         case .writing(let writer):
             writer.commit()
-        case .collecting(let head, let chunks, let handler, let task, let keep):
-            var data: [UInt8] = []
-            data.reserveCapacity(chunks.reduce(0) { $0 + $1.readableBytes })
-            for chunk in chunks {
-                data.append(contentsOf: chunk.readableBytesView)
-            }
+        case .collecting(let head, _, let handler, let task, let keep):
             if let kept = await CacheStage.verdict(of: handler, on: CachedResponse(head: head, data: data), task: task) {
                 await keep(kept)
             }

@@ -127,7 +127,11 @@ final class RequestExecutor: Sendable {
         case .handlers(let receiveHead, let receiveChunk):
             var sink = HandlerSink(receiveHead: receiveHead, receiveChunk: receiveChunk)
             return await self.run(task, into: &sink)
-        case .file(let plan):
+        case .file(var plan):
+            // A task without a destination of its own goes where the session's hook says.
+            if plan.destination == nil, let hook = self.hooks.downloadTaskDidFinishDownloading {
+                plan.destination = { file, head in (hook(task, file, head) ?? file, []) }
+            }
             var sink = FileSink(plan: plan, original: task.originalRequest)
             return await self.run(task, into: &sink)
         }
@@ -175,8 +179,8 @@ final class RequestExecutor: Sendable {
             let response: TransportResponse
             let head: ResponseHead
             switch try await self.send(request, of: task, outcome: &outcome, started: started) {
-            case .answered(let answered):
-                (response, head) = answered
+            case .answered(let answer, let answerHead):
+                (response, head) = (answer, answerHead)
             case .retrying:
                 continue
             case .failed(let failure):
@@ -218,8 +222,8 @@ final class RequestExecutor: Sendable {
         task.didReceive(stored.head)
         var body = ResponseStream(stored.source, task: task, hooks: self.hooks)
         _ = try await sink.receive(&body, head: stored.head, task: task)
-        if let report = stored.report {
-            self.features.tell { $0.task(task, didReceiveCachedResponse: report) }
+        if let reported = stored.reported {
+            self.features.tell { $0.task(task, didReceiveCachedResponse: CachedResponse(head: stored.head, data: reported)) }
         }
     }
 

@@ -32,6 +32,9 @@ struct ResponseStream {
     private let tee: CacheTee?
     /// The chunk the sink was handed last, reported when it asks for the next.
     private var handed: ByteBuffer?
+    /// Whether ``collect(expectedLength:)`` hands the tee the whole body at the end rather than
+    /// each chunk (so it is held once).
+    private var teeTakesWhole = false
 
     init(_ source: Source, task: SessionTask, hooks: SessionHooks, tee: CacheTee? = nil) {
         switch source {
@@ -54,10 +57,14 @@ struct ResponseStream {
         await self.task.gate.pass()
         try self.task.checkCancellation()
         guard let chunk = try await self.nextChunk() else {
-            await self.tee?.finish()
+            if !self.teeTakesWhole {
+                await self.tee?.finish()
+            }
             return nil
         }
-        self.tee?.append(chunk)
+        if !self.teeTakesWhole {
+            self.tee?.append(chunk)
+        }
         self.handed = chunk
         return chunk
     }
@@ -77,8 +84,12 @@ struct ResponseStream {
         }
         var data: [UInt8] = []
         data.reserveCapacity(min(max(expectedLength ?? 0, 0), 16 * 1024 * 1024))
+        self.teeTakesWhole = self.tee?.collectsWhole ?? false
         while let chunk = try await self.next() {
             data.append(contentsOf: chunk.readableBytesView)
+        }
+        if self.teeTakesWhole {
+            await self.tee?.finish(collected: data)
         }
         return data
     }

@@ -51,6 +51,37 @@ import Testing
         }
     }
 
+    /// AFNetworking's `setDownloadTaskDidFinishDownloadingBlock:`: the session's hook places a
+    /// download that has no destination of its own; a task's own destination wins; `nil` leaves
+    /// the file where it is (issue 30).
+    @Test func theSessionsFinishHookPlacesDownloadsWithoutADestination() async throws {
+        let folder = try temporaryFolder()
+        try await withSessionManager { server, manager in
+            manager.downloadDirectory = folder
+            let url = server.baseURL.appending(path: "bytes/1000")
+            let placed = folder.appending(path: "placed.bin")
+            let asked = Recorder<Int>()
+            var hooks = manager.hooks
+            hooks.downloadTaskDidFinishDownloading = { _, _, head in
+                asked.append(head.statusCode)
+                return asked.all.count == 1 ? placed : nil
+            }
+            manager.hooks = hooks
+            let first = try await self.download(manager) { done in manager.downloadTask(with: Request(url: url), completionHandler: done) }
+            #expect(first.error == nil && first.fileURL == placed)
+            #expect(Array(try Data(contentsOf: placed)) == DeterministicBytes.bytes(in: 0..<1000))
+            let own = folder.appending(path: "own.bin")
+            let second = try await self.download(manager) { done in
+                manager.downloadTask(with: Request(url: url), destination: { _, _ in (own, []) }, completionHandler: done)
+            }
+            #expect(second.fileURL == own && asked.all.count == 1, "a task's own destination wins")
+            let third = try await self.download(manager) { done in manager.downloadTask(with: Request(url: url), completionHandler: done) }
+            let left = try #require(third.fileURL)
+            #expect(third.error == nil && left.lastPathComponent.hasPrefix("lupine-download-") && self.contents(of: folder).contains(left.lastPathComponent))
+            #expect(asked.all.count == 2)
+        }
+    }
+
     @Test(arguments: WireProtocol.allCases) func anExistingFileIsReplacedOnlyWhenAsked(over wire: WireProtocol) async throws {
         let folder = try temporaryFolder()
         try await withSessionManager(over: wire) { server, manager in

@@ -417,6 +417,13 @@ import Testing
         #expect(try await manager.get("data").data == Array("changed".utf8), "what the handler returns is what is stored")
         _ = try await manager.stream(try Self.request("stream")) { _ in }
         #expect(seen.withLockedValue { $0 } == [Array("whole body".utf8), []])
+        // A response the cache may not store is not offered to the handler (NSURLSession asks
+        // willCacheResponse only for cacheable ones), nor kept for it.
+        let unstorable = ScriptedTransport { _, _ in .respond(.ok, headers: ["Cache-Control": "no-store"], chunks: ["secret"]) }
+        let other = Self.cachingSession(unstorable)
+        other.cachedResponseHandler = manager.cachedResponseHandler
+        #expect(try await other.get("secret").data == Array("secret".utf8))
+        #expect(seen.withLockedValue { $0 }.count == 2)
     }
 
     @Test func aDamagedDiskEntryIsFetchedAgainByAStreamedTask() async throws {
