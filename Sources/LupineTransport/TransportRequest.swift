@@ -26,7 +26,7 @@ public struct TransportRequest: Sendable {
     /// forced to HTTP/1.1 never shares an HTTP/2 connection, and the reverse.
     public var httpVersion: HTTPVersionSelection?
     /// The proxies for this request; `nil` uses the transport's ``TransportConfiguration/proxy``,
-    /// and an empty ``ProxySettings/init(httpProxy:httpsProxy:noProxy:)`` sends it straight to
+    /// and an empty ``ProxySettings/init(httpProxy:httpsProxy:noProxy:skippingUnreadable:)`` sends it straight to
     /// the origin. Connections are pooled per proxy.
     public var proxy: ProxySettings?
     /// Asked for a client certificate when an `https` server requests one; `nil` uses the

@@ -18,8 +18,12 @@ public struct ProxySettings: Sendable, Hashable {
     /// with or without a leading `.` or `*.`, and with or without a final dot; an IPv4 or IPv6
     /// address; a CIDR range such as `10.0.0.0/8`; any of them with `:port` for that port alone).
     ///
-    /// - Parameter skippingUnreadable: `true` leaves out an entry that is none of these, as curl
-    ///   does with its environment (it then matches no host); `false` refuses it.
+    /// - Parameters:
+    ///   - httpProxy: The proxy of `http` requests; `nil` for none.
+    ///   - httpsProxy: The proxy of `https` requests; `nil` for none.
+    ///   - noProxy: The hosts reached directly, as above.
+    ///   - skippingUnreadable: `true` leaves out an entry that is none of these, as curl does
+    ///     with its environment (it then matches no host); `false` refuses it.
     /// - Throws: ``ProxyError`` for an entry that is none of these, unless skipped.
     public init(httpProxy: Proxy? = nil, httpsProxy: Proxy? = nil, noProxy: String = "", skippingUnreadable: Bool = false) throws(ProxyError) {
         self.httpProxy = httpProxy
