@@ -71,7 +71,9 @@ import Testing
                     return false
                 }
             }
-            #expect(transport.connectionPoolStatistics().allSatisfy { $0.open == $0.idle })
+            // The reset connection leaves the pool on its event loop, just after the failure is
+            // delivered: on a loaded machine the statistics can lag it (seen once in CI).
+            try await waitUntil("no connection is left busy") { transport.connectionPoolStatistics().allSatisfy { $0.open == $0.idle } }
         }
     }
 
