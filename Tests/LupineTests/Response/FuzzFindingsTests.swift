@@ -58,4 +58,17 @@ import Testing
             #expect(json["pl"] as? String == "\u{0301}=vai")
         }
     }
+
+    /// A cookie-file line whose domain is `..com`: read as the domain `.com` (one dot lost), it
+    /// came back from a write and a read as `com`, another cookie. Now the line is refused.
+    @Test func aCookieFileDomainWithTwoLeadingDotsIsRefused() {
+        let jar = CookieStorage()
+        let text = "..com\tFALSE\t/\tFALSE\t0\tv\t\nexample.com\tFALSE\t/\tFALSE\t0\tkept\tyes\n"
+        let warnings = jar.importNetscapeText(text)
+        #expect(jar.allCookies.map(\.name) == ["kept"])
+        #expect(warnings.count == 1)
+        let again = CookieStorage()
+        _ = again.importNetscapeText(jar.netscapeText())
+        #expect(again.allCookies.map(\.domain) == jar.allCookies.map(\.domain))
+    }
 }

@@ -60,6 +60,9 @@ enum CookieAdmission {
             cookie.expiresAt?.timeIntervalSince1970.isNaN != true
         else { return false }
         let hostSymbols = Set("-._~%!$&'()*+,=:".utf8)
+        // A domain keeps no leading dot and has no empty label: `..com` from a cookie file lost
+        // one dot and came back from a write and a read as another domain (found by the fuzzer).
+        guard !cookie.domain.hasPrefix("."), !cookie.domain.contains("..") else { return false }
         return (1...255).contains(cookie.domain.utf8.count)
             && cookie.domain.utf8.allSatisfy { byte in
                 hostSymbols.contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)

@@ -132,7 +132,7 @@ struct NetscapeCookieReader {
             isHTTPOnly: isHTTPOnly, createdAt: now
         )
         guard CookieAdmission.isWellFormed(cookie) else {
-            return .invalid("is not a cookie that can be sent (an empty name, a path not starting with /, or a control character)")
+            return .invalid("is not a cookie that can be sent (an empty name, a malformed domain, a path not starting with /, or a control character)")
         }
         if matchesSubdomains && (PublicSuffixes.contains(cookie.domain) || CookieDomain.isIPAddress(cookie.domain)) {
             return .invalid("sets a cookie for every site under a public suffix or for an IP address's subdomains")

@@ -156,7 +156,7 @@ struct NetscapeCookieFileTests {
         #expect(
             warnings == [
                 "line 1 is longer than 16384 bytes; skipped", "line 2 is not UTF-8 text; skipped",
-                "line 3 is not a cookie that can be sent (an empty name, a path not starting with /, or a control character); skipped",
+                "line 3 is not a cookie that can be sent (an empty name, a malformed domain, a path not starting with /, or a control character); skipped",
             ])
         #expect(storage.pairs == ["good=ünï"])
     }
