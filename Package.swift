@@ -62,6 +62,7 @@ let package = Package(
             name: "LupineTransport",
             dependencies: [
                 "CLupineCodings",
+                "CLupinePKCS12",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,6 +103,8 @@ let package = Package(
             name: "CLupineCodings",
             linkerSettings: [.linkedLibrary("z"), .linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
+        // PKCS#12 bundles through the system's libcrypto, loaded at run time (building needs no OpenSSL).
+        .target(name: "CLupinePKCS12", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(
             name: "LupineImage",
             dependencies: [

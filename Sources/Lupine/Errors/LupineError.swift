@@ -136,7 +136,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
         /// removed if the task had made it.
         case cannotMoveFile(from: URL, to: URL, reason: String)
         /// The destination is something a download never replaces: a directory, a device, a FIFO
-        /// or a socket (a symbolic link is followed to what it names).
+        /// or a socket (a symbolic link is followed to what it names); or no place for a file: a
+        /// URL that is not a file URL, or one that ends in `/`.
         case destinationNotReplaceable(URL, reason: String)
         /// A `206` answer does not continue where the resume data stopped.
         case unexpectedContentRange(String?)

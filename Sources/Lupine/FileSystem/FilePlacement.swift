@@ -10,10 +10,13 @@ import Darwin
 /// chose, without ever removing what Lupine did not make unless asked, and never anything but a
 /// regular file.
 ///
-/// A symbolic link at the path is followed (the file it names is the destination, as `curl -o`
-/// writes through a link); a link to nothing is refused. A regular file is replaced only when
-/// the caller asked, and then atomically by `rename(2)`, so there is no moment where neither the
-/// old nor the new file is there. A directory, device, FIFO or socket is never replaced.
+/// The path must be a file URL that does not end in `/` (a URL of another scheme, or a relative
+/// one, would name a file in the working directory). A symbolic link at the path is followed (the
+/// file it names is the destination, as `curl -o` writes through a link); a link to nothing is
+/// refused. A regular file is replaced only when the caller asked, and then atomically by
+/// `rename(2)`, so there is no moment where neither the old nor the new file is there; otherwise
+/// the file arrives by `link(2)`, which fails if anything got there first, so two downloads sent
+/// to one path never replace each other. A directory, device, FIFO or socket is never replaced.
 enum FilePlacement {
     /// Why a file was not placed.
     enum Failure: Error {
@@ -26,6 +29,12 @@ enum FilePlacement {
 
     /// Moves `file` to `target`, creating missing folders when asked; returns where it ended up.
     static func place(_ file: URL, at target: URL, replacing: Bool, creatingFolders: Bool = false) throws(Failure) -> URL {
+        guard target.isFileURL else {
+            throw .notReplaceable(target, reason: "is not a file URL")
+        }
+        guard !target.hasDirectoryPath else {
+            throw .notReplaceable(target, reason: "ends with /, so it names a directory")
+        }
         let destination = try Self.followingLink(target)
         if creatingFolders {
             do {
@@ -43,7 +52,11 @@ enum FilePlacement {
             default: throw .notReplaceable(destination, reason: "is a device, FIFO or socket")
             }
         }
-        try Self.moveAtomically(file, to: destination)
+        if replacing {
+            try Self.moveAtomically(file, to: destination)
+        } else {
+            try Self.moveWithoutReplacing(file, to: destination)
+        }
         return destination
     }
 
@@ -68,6 +81,42 @@ enum FilePlacement {
         guard renameError == EXDEV else {
             throw .failed(destination, reason: String(cString: strerror(renameError)))
         }
+        let staging = try Self.copy(file, beside: destination)
+        guard rename(staging.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: staging)
+            throw .failed(destination, reason: reason)
+        }
+        try? FileManager.default.removeItem(at: file)
+    }
+
+    /// `link(2)` then `unlink(2)` of the old name: the new name appears only if nothing is there,
+    /// in one step. Across file systems the copy made beside the destination is linked; a file
+    /// system without hard links gets `rename(2)` after the check `place` made.
+    private static func moveWithoutReplacing(_ file: URL, to destination: URL) throws(Failure) {
+        if link(file.path, destination.path) == 0 {
+            unlink(file.path)
+            return
+        }
+        switch errno {
+        case EEXIST:
+            throw .failed(destination, reason: "a file already exists there")
+        case EXDEV:
+            let staging = try Self.copy(file, beside: destination)
+            defer { unlink(staging.path) }
+            guard link(staging.path, destination.path) == 0 else {
+                throw .failed(destination, reason: errno == EEXIST ? "a file already exists there" : String(cString: strerror(errno)))
+            }
+            try? FileManager.default.removeItem(at: file)
+        case EPERM, EOPNOTSUPP, ENOSYS:
+            try Self.moveAtomically(file, to: destination)
+        case let linkError:
+            throw .failed(destination, reason: String(cString: strerror(linkError)))
+        }
+    }
+
+    /// A copy of `file` in `destination`'s folder, under a name of its own.
+    private static func copy(_ file: URL, beside destination: URL) throws(Failure) -> URL {
         let staging = destination.deletingLastPathComponent().appending(path: ".lupine-\(UUID().uuidString).tmp")
         do {
             try FileManager.default.copyItem(at: file, to: staging)
@@ -75,11 +124,6 @@ enum FilePlacement {
             try? FileManager.default.removeItem(at: staging)
             throw .failed(destination, reason: error.debugReason)
         }
-        guard rename(staging.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: staging)
-            throw .failed(destination, reason: reason)
-        }
-        try? FileManager.default.removeItem(at: file)
+        return staging
     }
 }

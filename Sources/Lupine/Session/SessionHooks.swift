@@ -35,8 +35,11 @@ public struct SessionHooks: Sendable {
     public var dataTaskWillCacheResponse: (@Sendable (SessionTask, CachedResponse) -> CachedResponse?)?
     /// Asked where a finished download goes when its task has no ``DownloadDestination`` of its
     /// own (AFNetworking's `setDownloadTaskDidFinishDownloadingBlock:`), with the temporary file
-    /// and the response: the file moves to the URL returned (nothing there is replaced), or stays
-    /// where it is for `nil`.
+    /// and the response: the file moves to the file URL returned (nothing there is replaced, not
+    /// even by another download sent there at the same moment: one of them fails with
+    /// ``LupineError/DownloadFailureReason/cannotMoveFile(from:to:reason:)``; a URL that is no file URL or
+    /// ends in `/` fails with ``LupineError/DownloadFailureReason/destinationNotReplaceable(_:reason:)``), or
+    /// stays where it is for `nil`.
     public var downloadTaskDidFinishDownloading: (@Sendable (SessionTask, URL, ResponseHead) -> URL?)?
 
     /// No hooks.

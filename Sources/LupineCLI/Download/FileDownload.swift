@@ -88,8 +88,9 @@ struct FileDownload {
     /// record; otherwise the whole body, into the same file. Without a record the file is
     /// continued by `Range` alone, as `curl -C -` does. A record of another URL stops the run,
     /// whatever validator it holds: an entity tag is the server's word for one resource, and
-    /// another URL's server may give the same tag to other bytes (issue 30). A record that cannot
-    /// be read is said, never silently dropped.
+    /// another URL's server may give the same tag to other bytes (issue 30). So does a record
+    /// that cannot be read (one a newer Lupine wrote, a damaged one): it may be another URL's.
+    /// Without a record, the file is continued by `Range` alone.
     private func resumeData() throws -> ResumeData {
         let length = self.continuing ? Self.size(of: self.file) : 0
         var resumeData = ResumeData(url: self.request.url, bytesReceived: length, temporaryFileURL: self.file)
@@ -107,7 +108,12 @@ struct FileDownload {
                 )
             }
         } else if ResumeRecord.exists(for: self.file) {
-            StandardError.write("lupine: warning: \(LocalPath.shown(record)) is not a resume record Lupine can read; continuing without checking that \(LocalPath.shown(self.file)) is unchanged\n")
+            // Unread, it could not say the bytes are another URL's: stop rather than mix them.
+            throw HTTPExchange.fail(
+                "\(LocalPath.shown(record)) is not a resume record Lupine can read, so nothing says \(LocalPath.shown(self.file)) holds the start of this URL; "
+                    + "remove the record to continue by Range alone, or download without --continue to replace the file",
+                code: 1
+            )
         }
         return resumeData
     }

@@ -128,19 +128,23 @@ struct RequestOptions: ParsableArguments {
     @Option(name: .customLong("key"), help: ArgumentHelp("The client certificate's private key (PEM or DER).", valueName: "file"))
     var clientKey: String?
 
-    @Option(name: .customLong("pass"), help: ArgumentHelp("The passphrase of an encrypted private key.", valueName: "phrase"))
+    @Option(
+        name: .customLong("cert-type"),
+        help: ArgumentHelp("The --cert file's format: PEM, DER or P12 (PKCS#12; also recognised without this).", valueName: "type")
+    )
+    var certificateType: String?
+
+    @Option(name: .customLong("pass"), help: ArgumentHelp("The passphrase of an encrypted private key or PKCS#12 bundle.", valueName: "phrase"))
     var keyPassphrase: String?
 
     /// The client identity `--cert`, `--key` and `--pass` name, if any.
     func clientIdentity() throws(ClientIdentityError) -> ClientIdentity? {
         guard let clientCertificate else { return nil }
         let file = URL(fileURLWithPath: clientCertificate)
-        // NIOSSL traps on a bundle without a certificate or a key, so bundles are not read.
-        if ["p12", "pfx"].contains(file.pathExtension.lowercased()) {
-            throw ClientIdentityError(
-                reason: "PKCS#12 bundles are not supported; convert it with `openssl pkcs12 -in \(file.lastPathComponent) -nodes -out identity.pem`"
-            )
+        if certificateType?.uppercased() == "P12" {
+            return try ClientIdentity(pkcs12File: file, passphrase: keyPassphrase)
         }
+        // A bundle is also recognised by its bytes, with no --cert-type.
         return try ClientIdentity(certificateFile: file, privateKeyFile: clientKey.map { URL(fileURLWithPath: $0) }, passphrase: keyPassphrase)
     }
 
@@ -235,6 +239,14 @@ struct RequestOptions: ParsableArguments {
         }
         if clientKey != nil && clientCertificate == nil {
             throw ValidationError("--key needs --cert.")
+        }
+        if let certificateType {
+            guard ["PEM", "DER", "P12"].contains(certificateType.uppercased()) else {
+                throw ValidationError("--cert-type takes PEM, DER or P12.")
+            }
+            if certificateType.uppercased() == "P12", clientKey != nil {
+                throw ValidationError("--key cannot be given with a P12 bundle: the bundle holds the key.")
+            }
         }
         if !pinnedCertificateFiles.isEmpty && !pinnedKeyFiles.isEmpty {
             throw ValidationError("--pin-cert and --pin-key exclude each other.")

@@ -5,11 +5,12 @@ import NIOSSL
 /// asks for one (mutual TLS), as AFNetworking answers a client-certificate challenge with an
 /// `NSURLCredential` holding an identity.
 ///
-/// Made from PEM or DER (a PEM file may hold the chain and the key together), and checked when
-/// made: a file that cannot be read, a directory where a file was
-/// expected, a certificate or key that does not parse, an encrypted key without its passphrase,
-/// or a key that is not the certificate's each throw a ``ClientIdentityError`` saying so, before
-/// any connection. Set it as ``TransportConfiguration/clientIdentity``: every connection of the
+/// Made from PEM or DER (a PEM file may hold the chain and the key together), or from a PKCS#12
+/// bundle (`.p12`, `.pfx`, read by the system's libcrypto), and checked when made: a file that
+/// cannot be read, a directory where a file was expected, a certificate or key that does not
+/// parse, an encrypted key or bundle without its passphrase or with a wrong one, a bundle without
+/// a key or a certificate, or a key that is not the certificate's each throw a
+/// ``ClientIdentityError`` saying so, before any connection. Set it as ``TransportConfiguration/clientIdentity``: every connection of the
 /// transport presents it, and the transport's pool holds only connections made with it.
 public struct ClientIdentity: Sendable, Hashable {
     let certificateChain: [NIOSSLCertificate]
@@ -24,11 +25,55 @@ public struct ClientIdentity: Sendable, Hashable {
     }
 
     /// An identity from files: the certificate chain's, and the private key's (by default the
-    /// same file, a PEM holding both, as curl's `--cert` alone reads it).
+    /// same file, a PEM holding both, as curl's `--cert` alone reads it). A certificate file
+    /// without a key file that holds a PKCS#12 bundle is read as one, opened with `passphrase`.
     public init(certificateFile: URL, privateKeyFile: URL? = nil, passphrase: String? = nil) throws(ClientIdentityError) {
         let chain = try Self.read(certificateFile, what: "certificate")
+        if privateKeyFile == nil, PKCS12Bundle.looksLikeBundle(chain) {
+            try self.init(pkcs12: chain, passphrase: passphrase)
+            return
+        }
         let key = try privateKeyFile.map { (file) throws(ClientIdentityError) in try Self.read(file, what: "private key") } ?? chain
         try self.init(certificateChain: chain, privateKey: key, passphrase: passphrase)
+    }
+
+    /// An identity from a PKCS#12 bundle (`.p12`, `.pfx`): its private key and its
+    /// certificates, opened with `passphrase` (`nil` for none; the empty one is tried too).
+    /// Bundles are read by the system's libcrypto (OpenSSL 3 or 1.1, loaded when first needed;
+    /// bundles in RC2 or 3DES need OpenSSL 3's legacy module): on a machine without it this
+    /// throws, saying how to convert the bundle to PEM.
+    public init(pkcs12 bytes: [UInt8], passphrase: String? = nil) throws(ClientIdentityError) {
+        let bundle = try PKCS12Bundle(bytes, passphrase: passphrase)
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(bytes: bundle.privateKey, format: .der)
+        } catch {
+            throw ClientIdentityError(reason: "the bundle's private key does not parse")
+        }
+        var chain: [NIOSSLCertificate] = []
+        for certificate in bundle.certificates {
+            do {
+                chain.append(try NIOSSLCertificate(bytes: certificate, format: .der))
+            } catch {
+                throw ClientIdentityError(reason: "a certificate in the bundle does not parse")
+            }
+        }
+        // A bundle that does not mark which certificate is the key's lists them in any order:
+        // the key's own leads the chain.
+        for leaf in chain.indices {
+            var ordered = chain
+            ordered.insert(ordered.remove(at: leaf), at: 0)
+            if let identity = try? Self(checking: ordered, key) {
+                self = identity
+                return
+            }
+        }
+        throw ClientIdentityError(reason: "the private key is not the certificate's")
+    }
+
+    /// An identity from a PKCS#12 file, as ``init(pkcs12:passphrase:)`` reads its bytes.
+    public init(pkcs12File file: URL, passphrase: String? = nil) throws(ClientIdentityError) {
+        try self.init(pkcs12: try Self.read(file, what: "PKCS#12"), passphrase: passphrase)
     }
 
     private init(checking chain: [NIOSSLCertificate], _ key: NIOSSLPrivateKey) throws(ClientIdentityError) {

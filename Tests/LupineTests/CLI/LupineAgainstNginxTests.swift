@@ -75,7 +75,7 @@ struct LupineAgainstNginxTests {
     }
 
     /// An nginx with `ssl_verify_client on` answers 400 to a client without a certificate, and
-    /// serves `--cert/--key` as it serves curl's, over HTTP/2 and HTTP/1.1.
+    /// serves `--cert/--key` as it serves curl's, over HTTP/2 and HTTP/1.1, and a PKCS#12 bundle too.
     @Test func aClientCertificateOpensAnNginxThatRequiresOne() async throws {
         let folder = try temporaryFolder()
         let files = try Certificates(in: folder)
@@ -88,6 +88,18 @@ struct LupineAgainstNginxTests {
                 let lupine = try await LupineCommandLineTests.lupine(["get", url, "--cacert", files.root, "--print", "b"] + identity + version)
                 #expect(lupine.status == 0, "\(lupine.stderr)")
                 #expect(Data(lupine.output) == curl.stdout)
+                #expect(lupine.stdout.contains("CN=lupine client"), "\(lupine.stdout)")
+            }
+            // The same identity in a PKCS#12 bundle: curl's --cert-type P12 and file:passphrase.
+            if ClientIdentityTests.hasOpenSSL {
+                let bundle = folder.appending(path: "client.p12").path
+                try await ClientIdentityTests.openssl(
+                    ["pkcs12", "-export", "-in", files.clientCertificate, "-inkey", files.clientKey, "-passout", "pass:secret", "-out", bundle],
+                    in: folder
+                )
+                let curl = try await Curl.run(["-s", "--cacert", files.root, "--cert-type", "P12", "--cert", bundle + ":secret", url])
+                let lupine = try await LupineCommandLineTests.lupine(["get", url, "--cacert", files.root, "--print", "b", "--cert", bundle, "--pass", "secret"])
+                #expect(lupine.status == 0 && Data(lupine.output) == curl.stdout, "\(lupine.stderr)")
                 #expect(lupine.stdout.contains("CN=lupine client"), "\(lupine.stdout)")
             }
             let without = try await LupineCommandLineTests.lupine(["get", url, "--cacert", files.root, "--print", "b"])

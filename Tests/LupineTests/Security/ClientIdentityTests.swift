@@ -171,30 +171,14 @@ import Glibc
         Self.expectRefusal(saying: "holds no certificate") { try ClientIdentity(certificateFile: keyOnly) }
     }
 
-    /// openssl writes what users bring: an encrypted PEM key, and a PKCS#12 bundle (refused).
-    @Test(.enabled(if: Self.hasOpenSSL)) func encryptedKeysNeedTheirPassphraseAndBundlesAreRefused() async throws {
+    /// openssl writes what users bring: an encrypted PEM key.
+    @Test(.enabled(if: Self.hasOpenSSL)) func encryptedKeysNeedTheirPassphrase() async throws {
         try await Self.withServer { server in
             let issued = try server.issueClientCertificate()
             let folder = try temporaryFolder()
-            let certificate = folder.appending(path: "client.pem")
-            let key = folder.appending(path: "client.key")
-            try Data(issued.certificatePEM.utf8).write(to: certificate)
-            try Data(try issued.privateKeyPEM().utf8).write(to: key)
+            let (certificate, key) = try Self.write(issued, in: folder)
             let encrypted = folder.appending(path: "encrypted.key")
-            let bundle = folder.appending(path: "client.p12")
-            for arguments in [
-                ["pkey", "-in", key.path, "-aes256", "-passout", "pass:secret", "-out", encrypted.path],
-                ["pkcs12", "-export", "-in", certificate.path, "-inkey", key.path, "-passout", "pass:secret", "-out", bundle.path],
-            ] {
-                let run = try await ChildProcess.start(
-                    URL(fileURLWithPath: "/usr/bin/openssl"),
-                    arguments,
-                    in: folder,
-                    stdout: folder.appending(path: "openssl.out"),
-                    stderr: folder.appending(path: "openssl.err")
-                ).wait()
-                try #require(run.status == 0, "openssl \(arguments[0]) failed")
-            }
+            try await Self.openssl(["pkey", "-in", key.path, "-aes256", "-passout", "pass:secret", "-out", encrypted.path], in: folder)
             Self.expectRefusal(saying: "encrypted; give its passphrase") { try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted) }
             Self.expectRefusal(saying: "passphrase does not decrypt") {
                 try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "wrong")
@@ -207,13 +191,101 @@ import Glibc
             let url = server.baseURL.appending("/get").absoluteString
             let presented = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", certificate.path, "--key", key.path, "--print", "h"])
             #expect(presented.status == 0 && presented.stdout.hasPrefix("HTTP/1.1 200"), "\(presented.stderr)")
-            // NIOSSL traps on a bundle without a key (the hostile pass): bundles are refused, in words.
-            let bundled = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", bundle.path, "--pass", "secret", "--print", "h"])
-            #expect(bundled.status == 1 && bundled.stderr.contains("PKCS#12 bundles are not supported"), "\(bundled.stderr)")
             let without = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path])
             #expect(without.status != 0)
             let locked = try await LupineCommandLineTests.lupine(["get", url, "--cacert", ca.path, "--cert", certificate.path, "--key", encrypted.path])
             #expect(locked.status == 1 && locked.stderr.contains("encrypted; give its passphrase"), "\(locked.stderr)")
         }
+    }
+
+    /// `issued`'s certificate and key as PEM files in `folder`.
+    static func write(_ issued: IssuedCertificate, in folder: URL) throws -> (certificate: URL, key: URL) {
+        let certificate = folder.appending(path: "client.pem")
+        let key = folder.appending(path: "client.key")
+        try Data(issued.certificatePEM.utf8).write(to: certificate)
+        try Data(try issued.privateKeyPEM().utf8).write(to: key)
+        return (certificate, key)
+    }
+
+    static func openssl(_ arguments: [String], in folder: URL) async throws {
+        let run = try await ChildProcess.start(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            arguments,
+            in: folder,
+            stdout: folder.appending(path: "openssl.out"),
+            stderr: folder.appending(path: "openssl.err")
+        ).wait()
+        try #require(run.status == 0, "openssl \(arguments.joined(separator: " ")) failed")
+    }
+
+    // MARK: PKCS#12
+
+    /// Bundles as openssl exports them open with their passphrase and are taken by the server: a
+    /// modern one (AES, PBKDF2) with the CA's certificate in it, a legacy one (RC2 and 3DES, which
+    /// BoringSSL lacks), one without a passphrase; the command line reads them with `--cert` and
+    /// `--pass`, recognised by their bytes or named by `--cert-type P12`, as curl does.
+    @Test(.enabled(if: Self.hasOpenSSL)) func pkcs12BundlesOpenWithTheirPassphrase() async throws {
+        try await Self.withServer { server in
+            let issued = try server.issueClientCertificate()
+            let folder = try temporaryFolder()
+            let (certificate, key) = try Self.write(issued, in: folder)
+            let ca = folder.appending(path: "ca.pem")
+            try Data(try #require(server.certificateAuthorityPEM).utf8).write(to: ca)
+            let export = ["pkcs12", "-export", "-in", certificate.path, "-inkey", key.path]
+            let modern = folder.appending(path: "modern.p12")
+            let legacy = folder.appending(path: "legacy.pfx")
+            let open = folder.appending(path: "open.p12")
+            try await Self.openssl(export + ["-certfile", ca.path, "-passout", "pass:secret", "-out", modern.path], in: folder)
+            try await Self.openssl(export + ["-legacy", "-passout", "pass:secret", "-out", legacy.path], in: folder)
+            try await Self.openssl(export + ["-passout", "pass:", "-out", open.path], in: folder)
+            let url = server.baseURL.appending("/get")
+            for identity in [
+                try ClientIdentity(pkcs12File: modern, passphrase: "secret"),
+                try ClientIdentity(pkcs12: Array(try Data(contentsOf: legacy)), passphrase: "secret"),
+                try ClientIdentity(certificateFile: open),
+                try ClientIdentity(certificateFile: modern, passphrase: "secret"),
+            ] {
+                #expect(try await Self.get(url, presenting: identity).status == .ok)
+            }
+            for arguments in [["--cert", modern.path, "--pass", "secret"], ["--cert", legacy.path, "--cert-type", "p12", "--pass", "secret"]] {
+                let run = try await LupineCommandLineTests.lupine(["get", url.absoluteString, "--cacert", ca.path, "--print", "h"] + arguments)
+                #expect(run.status == 0 && run.stdout.hasPrefix("HTTP/1.1 200"), "\(run.stderr)")
+            }
+            let wrong = try await LupineCommandLineTests.lupine(["get", url.absoluteString, "--cacert", ca.path, "--cert", modern.path, "--pass", "nope"])
+            #expect(wrong.status == 1 && wrong.stderr.contains("the passphrase does not open the bundle"), "\(wrong.stderr)")
+            let withKey = try await LupineCommandLineTests.lupine(["get", url.absoluteString, "--cert", modern.path, "--cert-type", "P12", "--key", key.path])
+            #expect(withKey.status == 64 && withKey.stderr.contains("the bundle holds the key"), "\(withKey.stderr)")
+        }
+    }
+
+    /// NIOSSL's own reader traps on a bundle without a key or a certificate (the hostile pass):
+    /// each is a refusal in words here, as are a wrong or missing passphrase, a bundle without an
+    /// integrity check, a cut bundle and bytes that are none.
+    @Test(.enabled(if: Self.hasOpenSSL)) func unusableBundlesAreRefusedInWords() async throws {
+        let issued = try TestCertificateAuthority().issueLeaf(dnsNames: [], forClients: true)
+        let folder = try temporaryFolder()
+        let (certificate, key) = try Self.write(issued, in: folder)
+        let bundle = folder.appending(path: "client.p12")
+        let keyless = folder.appending(path: "keyless.p12")
+        let certificateless = folder.appending(path: "certificateless.p12")
+        let unchecked = folder.appending(path: "unchecked.p12")
+        try await Self.openssl(["pkcs12", "-export", "-in", certificate.path, "-inkey", key.path, "-passout", "pass:secret", "-out", bundle.path], in: folder)
+        try await Self.openssl(["pkcs12", "-export", "-nokeys", "-in", certificate.path, "-passout", "pass:secret", "-out", keyless.path], in: folder)
+        try await Self.openssl(["pkcs12", "-export", "-nocerts", "-inkey", key.path, "-passout", "pass:secret", "-out", certificateless.path], in: folder)
+        try await Self.openssl(
+            ["pkcs12", "-export", "-nomac", "-in", certificate.path, "-inkey", key.path, "-passout", "pass:secret", "-out", unchecked.path],
+            in: folder
+        )
+        let bytes = Array(try Data(contentsOf: bundle))
+        Self.expectRefusal(saying: "the passphrase does not open the bundle") { try ClientIdentity(pkcs12: bytes, passphrase: "wrong") }
+        Self.expectRefusal(saying: "protected by a passphrase; give it") { try ClientIdentity(pkcs12: bytes) }
+        Self.expectRefusal(saying: "holds a NUL") { try ClientIdentity(pkcs12: bytes, passphrase: "sec\u{0}ret") }
+        Self.expectRefusal(saying: "holds no private key") { try ClientIdentity(pkcs12File: keyless, passphrase: "secret") }
+        Self.expectRefusal(saying: "holds no certificate") { try ClientIdentity(pkcs12File: certificateless, passphrase: "secret") }
+        Self.expectRefusal(saying: "no integrity check") { try ClientIdentity(pkcs12File: unchecked, passphrase: "secret") }
+        Self.expectRefusal(saying: "is not PKCS#12") { try ClientIdentity(pkcs12: Array(bytes.prefix(bytes.count / 2)), passphrase: "secret") }
+        Self.expectRefusal(saying: "is not PKCS#12") { try ClientIdentity(pkcs12: Array(issued.certificatePEM.utf8)) }
+        Self.expectRefusal(saying: "is not PKCS#12") { try ClientIdentity(pkcs12: []) }
+        Self.expectRefusal(saying: "is a directory") { try ClientIdentity(pkcs12File: folder) }
     }
 }

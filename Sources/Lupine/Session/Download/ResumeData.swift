@@ -118,10 +118,28 @@ public struct ResumeData: Codable, Sendable, Equatable {
     var ifRange: String? { self.entityTag ?? self.lastModified }
 
     /// Whether these resume data continue a download of `url` (without user-info, which never
-    /// travels in a URL): the URL it was started with or the one it came from.
+    /// travels in a URL): the URL it was started with or the one it came from, compared as RFC
+    /// 3986 §6.2.2–6.2.3 normalises them (scheme and host in any case, a default port written or
+    /// not, an empty path as `/`, dot segments resolved, the fragment ignored: it is never sent).
     public func belongs(to url: URL) -> Bool {
-        let bare = url.withoutUserInfo
-        return [self.url, self.originalURL].contains { $0?.absoluteString == bare.absoluteString }
+        let wanted = Self.normalized(url)
+        return [self.url, self.originalURL].contains { $0.map(Self.normalized) == wanted }
+    }
+
+    private static func normalized(_ url: URL) -> String? {
+        guard var components = URLComponents(url: url.withoutUserInfo.standardized, resolvingAgainstBaseURL: true) else {
+            return nil
+        }
+        components.scheme = components.scheme?.lowercased()
+        components.host = components.host?.lowercased()
+        if (components.scheme == "http" && components.port == 80) || (components.scheme == "https" && components.port == 443) {
+            components.port = nil
+        }
+        if components.percentEncodedPath.isEmpty {
+            components.percentEncodedPath = "/"
+        }
+        components.fragment = nil
+        return components.string
     }
 
     /// Whether the partial file is one a download task made in `directory`: opaque resume data

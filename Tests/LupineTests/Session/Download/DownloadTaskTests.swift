@@ -330,4 +330,24 @@ import Testing
             #expect(Array(try Data(contentsOf: output)) == DeterministicBytes.bytes(in: 0..<length))
         }
     }
+
+    /// A URL written another way is the same URL (RFC 3986 §6.2.2–6.2.3): the scheme's and the
+    /// host's case, a default port, an empty path, dot segments, a fragment (never sent), user
+    /// information (never travels). Another path, query, port or host is another URL (the
+    /// hostile pass saw `--continue` refuse the same URL spelt differently).
+    @Test func resumeDataBelongToTheirURLHoweverItIsSpelt() throws {
+        let file = URL(fileURLWithPath: "/tmp/lupine-unused.bin")
+        let resumeData = ResumeData(url: try #require(URL(string: "http://example.com/a/f?x=1")), bytesReceived: 10, temporaryFileURL: file)
+        for same in [
+            "http://example.com/a/f?x=1", "HTTP://EXAMPLE.com/a/f?x=1", "http://example.com:80/a/f?x=1", "http://example.com/a/b/../f?x=1",
+            "http://example.com/a/./f?x=1#part", "http://user:secret@example.com/a/f?x=1",
+        ] {
+            #expect(resumeData.belongs(to: try #require(URL(string: same))), "\(same)")
+        }
+        for other in ["http://example.com/a/f?x=2", "http://example.com/a/g?x=1", "http://example.com:8080/a/f?x=1", "https://example.com/a/f?x=1", "http://example.org/a/f?x=1"] {
+            #expect(!resumeData.belongs(to: try #require(URL(string: other))), "\(other)")
+        }
+        let root = ResumeData(url: try #require(URL(string: "https://example.com")), bytesReceived: 10, temporaryFileURL: file)
+        #expect(root.belongs(to: try #require(URL(string: "https://example.com:443/"))))
+    }
 }
