@@ -24,13 +24,20 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The whole request, from queueing to the last body byte, took longer than its deadline.
     case requestTimeout(timeout: TimeAmount)
     /// The proxy (`host:port`) would not carry the request: its name did not resolve, it asked
-    /// for credentials (407), refused a tunnel, answered something that is not its protocol, or
-    /// its certificate was not trusted. Nothing was sent to the origin.
+    /// for credentials (407), refused a tunnel by its rules (403, a SOCKS5 rule), answered
+    /// something that is not its protocol, or its certificate was not trusted. Nothing was sent
+    /// to the origin.
     case proxyFailed(proxy: String, reason: String)
     /// The connection to the proxy (`host:port`) failed: refused, timed out, or closed during
     /// the tunnel's handshake. Nothing was sent to the origin; another try may succeed, as for
     /// ``connectionFailed(host:port:underlying:)``.
     case proxyConnectionFailed(proxy: String, reason: String)
+    /// The proxy (`host:port`) could not open a tunnel to the origin: it answered `CONNECT` with
+    /// `502`, `503` or `504` (squid answers `503` when the origin refuses it), or SOCKS5 replied
+    /// with a general failure, an unreachable network or host, a refused connection or an expired
+    /// TTL. Nothing was sent to the origin; another try may succeed, as for
+    /// ``connectionFailed(host:port:underlying:)``.
+    case proxyCouldNotReachOrigin(proxy: String, reason: String)
     /// The Unix domain socket requests were to go to cannot be used: it does not exist, is not a
     /// socket, has too long a path, or nothing listens on it.
     case unixSocketUnusable(path: String, reason: String)
@@ -86,6 +93,8 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
             return "connection to \(TransportErrorWords.endpoint(host: host, port: port)) timed out after \(timeout.lupineSeconds) s"
         case .proxyFailed(let proxy, let reason):
             return "the proxy \(MessageText.oneLine(proxy)) failed: \(MessageText.oneLine(reason))"
+        case .proxyCouldNotReachOrigin(let proxy, let reason):
+            return "the proxy \(MessageText.oneLine(proxy)) could not reach the origin: \(MessageText.oneLine(reason))"
         case .proxyConnectionFailed(let proxy, let reason):
             return "could not connect to the proxy \(MessageText.oneLine(proxy)): \(MessageText.oneLine(reason))"
         case .unixSocketUnusable(let path, let reason):

@@ -177,7 +177,8 @@ public struct RetryPolicy: RequestInterceptor {
         guard case .transport(let transportError) = error else { return false }
         switch transportError {
         case .connectionFailed, .connectTimeout, .readTimeout, .requestTimeout,
-            .connectionClosedBeforeResponse, .connectionClosedMidBody, .connectionClosedMidUpload, .requestNotProcessed, .proxyConnectionFailed:
+            .connectionClosedBeforeResponse, .connectionClosedMidBody, .connectionClosedMidUpload, .requestNotProcessed, .proxyConnectionFailed,
+            .proxyCouldNotReachOrigin:
             return true
         case .invalidURL, .unsupportedScheme, .hostNotFound, .tlsHandshakeFailed, .serverTrustRejected,
             .invalidResponse, .decompressionLimitExceeded, .decompressionFailed, .requestBodyFailed,

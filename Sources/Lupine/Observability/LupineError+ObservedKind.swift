@@ -41,6 +41,7 @@ extension TransportError {
         case .unixSocketUnusable: return "unixSocketUnusable"
         case .proxyFailed: return "proxyFailed"
         case .proxyConnectionFailed: return "proxyConnectionFailed"
+        case .proxyCouldNotReachOrigin: return "proxyCouldNotReachOrigin"
         case .readTimeout: return "readTimeout"
         case .uploadStalledAfterAnswer: return "uploadStalledAfterAnswer"
         case .requestTimeout: return "requestTimeout"

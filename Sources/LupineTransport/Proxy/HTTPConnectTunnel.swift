@@ -82,7 +82,9 @@ final class HTTPConnectTunnel: ChannelDuplexHandler, RemovableChannelHandler {
                     context: context
                 )
             }
-            return self.fail("it refused the tunnel to \(self.target) (\(status)\(reason))", context: context)
+            // 502, 503 and 504 say the origin was unreachable or the proxy busy: another try may
+            // pass, as after a direct connection that failed (squid answers 503 to a refused one).
+            return self.fail("it refused the tunnel to \(self.target) (\(status)\(reason))", context: context, mayPass: [502, 503, 504].contains(status))
         }
         self.isDone = true
         self.received.moveReaderIndex(forwardBy: end.body - bytes.startIndex)
@@ -113,10 +115,15 @@ final class HTTPConnectTunnel: ChannelDuplexHandler, RemovableChannelHandler {
         self.fail("the connection failed during CONNECT (\(TransportErrorWords.describe(error)))", context: context)
     }
 
-    private func fail(_ reason: String, context: ChannelHandlerContext) {
+    /// Fails the tunnel; `mayPass` when another try may succeed (the origin was unreachable).
+    private func fail(_ reason: String, context: ChannelHandlerContext, mayPass: Bool = false) {
         guard !self.isDone else { return }
         self.isDone = true
-        self.established.fail(TransportError.proxyFailed(proxy: self.proxy.endpoint, reason: reason))
+        self.established.fail(
+            mayPass
+                ? TransportError.proxyCouldNotReachOrigin(proxy: self.proxy.endpoint, reason: reason)
+                : TransportError.proxyFailed(proxy: self.proxy.endpoint, reason: reason)
+        )
         context.close(promise: nil)
     }
 

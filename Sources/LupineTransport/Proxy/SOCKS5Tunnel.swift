@@ -147,7 +147,13 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
             guard bytes.count >= length else { return nil }
             self.received.moveReaderIndex(forwardBy: length)
             guard bytes[1] == 0x00 else {
-                return self.fail("it could not connect to \(self.targetDescription) (\(Self.replyWords(bytes[1])))", context: context)
+                // The origin unreachable or refusing (RFC 1928 §6: 1, 3 to 6) may answer another
+                // try, as a direct connection that failed may; the proxy's own rules will not.
+                return self.fail(
+                    "it could not connect to \(self.targetDescription) (\(Self.replyWords(bytes[1])))",
+                    context: context,
+                    mayPass: [0x01, 0x03, 0x04, 0x05, 0x06].contains(bytes[1])
+                )
             }
             self.stage = .done
             let rest = self.received
@@ -234,10 +240,15 @@ final class SOCKS5Tunnel: ChannelDuplexHandler, RemovableChannelHandler {
         _ = self.fail("the connection failed during the SOCKS5 handshake (\(TransportErrorWords.describe(error)))", context: context)
     }
 
-    private func fail(_ reason: String, context: ChannelHandlerContext) -> Bool {
+    /// Fails the tunnel; `mayPass` when another try may succeed (the origin was unreachable).
+    private func fail(_ reason: String, context: ChannelHandlerContext, mayPass: Bool = false) -> Bool {
         guard self.stage != .done else { return false }
         self.stage = .done
-        self.established.fail(TransportError.proxyFailed(proxy: self.proxy.endpoint, reason: reason))
+        self.established.fail(
+            mayPass
+                ? TransportError.proxyCouldNotReachOrigin(proxy: self.proxy.endpoint, reason: reason)
+                : TransportError.proxyFailed(proxy: self.proxy.endpoint, reason: reason)
+        )
         context.close(promise: nil)
         return false
     }

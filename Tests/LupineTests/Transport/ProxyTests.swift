@@ -144,7 +144,9 @@ import Testing
     /// The reason of a proxy's failure, whether it refused the request or the connection to it failed.
     static func proxyReason(of error: (any Error)?) -> String? {
         switch error {
-        case TransportError.proxyFailed(_, let reason)?, TransportError.proxyConnectionFailed(_, let reason)?: reason
+        case TransportError.proxyFailed(_, let reason)?, TransportError.proxyConnectionFailed(_, let reason)?,
+            TransportError.proxyCouldNotReachOrigin(_, let reason)?:
+            reason
         default: nil
         }
     }
@@ -433,6 +435,30 @@ import Testing
         await transport.shutdown()
     }
 
+    /// A proxy that could not reach the origin (a 503 to CONNECT, as squid answers when the
+    /// origin refuses it) is retried as a failed connection is; one that refuses by its rules
+    /// (403) is not.
+    @Test(arguments: [(503, 3), (403, 1)]) func aTunnelTheProxyCouldNotOpenIsRetriedOneItRefusedIsNot(status: Int, asked: Int) async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let transport = try Self.transport(through: Proxy(kind: .http, host: "127.0.0.1", port: proxyServer.url.port ?? 0))
+            let manager = HTTPSessionManager(transport: transport)
+            let retries = NIOLockedValueBox(0)
+            manager.interceptor = Interceptor(retriers: [CountingRetrier(count: retries, policy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: .zero, jitter: false))])
+            async let outcome = Self.failure { _ = try await manager.get("https://origin.example/get") }
+            for _ in 0..<asked {
+                let connection = try await proxyServer.nextConnection()
+                _ = await connection.readRequestHead()
+                try await connection.write("HTTP/1.1 \(status) Refused\r\nContent-Length: 0\r\n\r\n")
+                try await connection.close()
+            }
+            let error = await outcome
+            #expect("\(String(describing: error))".contains("(\(status) Refused)"))
+            #expect(retries.withLockedValue { $0 } == asked)
+            manager.invalidateSession(cancelingTasks: true)
+            await transport.shutdown()
+        }
+    }
+
     struct CountingRetrier: RequestRetrier {
         let count: NIOLockedValueBox<Int>
         let policy: RetryPolicy
@@ -575,8 +601,14 @@ import Testing
             try await connection.write(ByteBuffer(bytes: answer))
             try await connection.close()
             let error = await outcome
-            guard case TransportError.proxyFailed(_, let reason)? = error else {
-                Issue.record("expected proxyFailed, got \(String(describing: error))")
+            // The origin unreachable (a refused connection) may pass another time; the rest will not.
+            let answered: String? =
+                switch error {
+                case TransportError.proxyFailed(_, let reason)?, TransportError.proxyCouldNotReachOrigin(_, let reason)?: reason
+                default: nil
+                }
+            guard let reason = answered else {
+                Issue.record("expected the proxy's failure, got \(String(describing: error))")
                 return
             }
             #expect(reason.contains(words), "\(reason)")
