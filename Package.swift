@@ -108,6 +108,7 @@ let package = Package(
         .target(
             name: "LupineImage",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "Lupine",
                 .target(name: "CLupinePNG", condition: .when(platforms: [.linux], traits: ["ImageDecoding"])),
                 .target(name: "CLupineTurboJPEG", condition: .when(platforms: [.linux], traits: ["ImageDecoding"])),
@@ -147,6 +148,7 @@ let package = Package(
         .target(
             name: "LupineOpenAPI",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "Lupine",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openapi),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: openapi),
@@ -201,13 +203,17 @@ let package = Package(
         ),
         .testTarget(
             name: "LupineImageTests",
-            dependencies: ["LupineImage", "Lupine", "LupineTestServer", "LupineTestSupport"],
+            dependencies: [
+                "LupineImage", "Lupine", "LupineTestServer", "LupineTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSwift6
         ),
         // The generated client in Generated/ is committed; its README says how it was made.
         .testTarget(
             name: "LupineOpenAPITests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "LupineOpenAPI",
                 "Lupine",
                 "LupineTestServer",

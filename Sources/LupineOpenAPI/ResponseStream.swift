@@ -1,6 +1,6 @@
+import NIOConcurrencyHelpers
 import Lupine
 import NIOCore
-import Synchronization
 
 /// The meeting point of a Lupine stream task and the generated client reading its response: the
 /// task hands over the head, then each body chunk, and waits until the reader has taken a chunk
@@ -10,7 +10,7 @@ import Synchronization
 /// Either side can end it: the task by finishing (or failing), the reader by cancelling, which
 /// cancels the task.
 final class ResponseStream: Sendable {
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     private struct State {
         /// The task, once started; cancelled by ``cancel()``.
@@ -38,7 +38,7 @@ final class ResponseStream: Sendable {
                 self.finish(.failure(error))
             }
         }
-        let cancelled = self.state.withLock { state in
+        let cancelled = self.state.withLockedValue { state in
             state.task = task
             return state.end != nil
         }
@@ -52,7 +52,7 @@ final class ResponseStream: Sendable {
     /// - Throws: the `LupineError` the task failed with first, or `LupineError.cancelled`.
     func head() async throws -> ResponseHead {
         try await withCheckedThrowingContinuation { continuation in
-            let arrived = self.state.withLock { state -> Result<ResponseHead, LupineError>? in
+            let arrived = self.state.withLockedValue { state -> Result<ResponseHead, LupineError>? in
                 if state.head == nil {
                     state.headWaiter = continuation
                 }
@@ -66,7 +66,7 @@ final class ResponseStream: Sendable {
 
     /// Takes the head from the task (its `receiveHead`); only the first counts.
     func receive(_ head: ResponseHead) {
-        let waiter = self.state.withLock { state -> CheckedContinuation<ResponseHead, any Error>? in
+        let waiter = self.state.withLockedValue { state -> CheckedContinuation<ResponseHead, any Error>? in
             guard state.head == nil else { return nil }
             state.head = .success(head)
             defer { state.headWaiter = nil }
@@ -81,7 +81,7 @@ final class ResponseStream: Sendable {
     func offer(_ chunk: ByteBuffer) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (producer: CheckedContinuation<Void, any Error>) in
-                let action = self.state.withLock { state -> OfferAction in
+                let action = self.state.withLockedValue { state -> OfferAction in
                     if state.end != nil {
                         return .refuse
                     }
@@ -120,7 +120,7 @@ final class ResponseStream: Sendable {
     func next() async throws -> ByteBuffer? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (reader: CheckedContinuation<ByteBuffer?, any Error>) in
-                let action = self.state.withLock { state -> NextAction in
+                let action = self.state.withLockedValue { state -> NextAction in
                     if let pending = state.pending {
                         state.pending = nil
                         return .take(pending.chunk, pending.producer)
@@ -175,7 +175,7 @@ final class ResponseStream: Sendable {
     /// every waiter with them, and returns the task when this call ended the stream.
     @discardableResult
     private func end(_ end: Result<Void, LupineError>, head: Result<ResponseHead, LupineError>) -> Task<Void, Never>? {
-        let ended = self.state.withLock { state -> Ended? in
+        let ended = self.state.withLockedValue { state -> Ended? in
             guard state.end == nil else { return nil }
             state.end = end
             let head = state.head ?? head

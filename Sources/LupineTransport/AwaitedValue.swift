@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A value handed from one thread to the Swift task that awaits it, whichever of the two comes
 /// first: a request's response head from its event loop, a task's completion from the code that
@@ -12,13 +12,13 @@ package final class AwaitedValue<Value: Sendable>: Sendable {
         case taken
     }
 
-    private let state = Mutex(State.pending(nil))
+    private let state = NIOLockedValueBox(State.pending(nil))
 
     package init() {}
 
     /// Hands over `value`; a second call does nothing.
     package func deliver(_ value: Value) {
-        let waiting: CheckedContinuation<Value, Never>? = self.state.withLock { state in
+        let waiting: CheckedContinuation<Value, Never>? = self.state.withLockedValue { state in
             guard case .pending(let continuation) = state else { return nil }
             state = continuation == nil ? .delivered(value) : .taken
             return continuation
@@ -33,7 +33,7 @@ package final class AwaitedValue<Value: Sendable>: Sendable {
             return delivered
         }
         return await withCheckedContinuation { continuation in
-            let ready: Value? = self.state.withLock { state in
+            let ready: Value? = self.state.withLockedValue { state in
                 if case .delivered(let value) = state {
                     state = .taken
                     return value
@@ -48,7 +48,7 @@ package final class AwaitedValue<Value: Sendable>: Sendable {
     }
 
     private func take() -> Value? {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             guard case .delivered(let value) = state else { return nil }
             state = .taken
             return value

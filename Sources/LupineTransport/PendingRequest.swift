@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// One attempt of a request on its way through the pool: waiting for a connection, then started
 /// on one. Whichever thread hands it its connection starts it there (a released connection's
@@ -19,7 +19,7 @@ final class PendingRequest: Sendable {
     /// For a caller that writes the body itself (`nil` for one that only awaits the head): the
     /// connection and ID once started, and the request's end, however it ends.
     let upload: (started: AwaitedValue<Result<Started, any Error>>, ended: AwaitedValue<Void>)?
-    private let stage = Mutex(Stage.waiting)
+    private let stage = NIOLockedValueBox(Stage.waiting)
     private let request: PreparedRequest
     private let cancellation: TransportCancellation
 
@@ -35,7 +35,7 @@ final class PendingRequest: Sendable {
     func deliver(_ result: Result<HTTPConnection, any Error>) -> Bool {
         switch result {
         case .success(let connection):
-            let cancelled = self.stage.withLock { stage in
+            let cancelled = self.stage.withLockedValue { stage in
                 if case .cancelled = stage { return true }
                 return false
             }
@@ -61,7 +61,7 @@ final class PendingRequest: Sendable {
     /// and at once cancelled). Returns whether it was still waiting, when the caller must also
     /// take it out of the pool's queue.
     func cancel() -> Bool {
-        let started: Started? = self.stage.withLock { stage in
+        let started: Started? = self.stage.withLockedValue { stage in
             switch stage {
             case .started(let started):
                 return started
@@ -77,7 +77,7 @@ final class PendingRequest: Sendable {
 
     private func start(on connection: HTTPConnection) {
         let id = connection.execute(self.request, into: self.head, ended: self.upload?.ended)
-        let cancelledMeanwhile = self.stage.withLock { stage in
+        let cancelledMeanwhile = self.stage.withLockedValue { stage in
             if case .cancelled = stage {
                 return true
             }

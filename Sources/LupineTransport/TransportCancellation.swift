@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Cancels a transport request from outside the Swift task that runs it.
 ///
@@ -16,14 +16,14 @@ public final class TransportCancellation: Sendable {
         case cancelled
     }
 
-    private let state = Mutex(State.active(handler: nil, waits: [:], nextToken: 0))
+    private let state = NIOLockedValueBox(State.active(handler: nil, waits: [:], nextToken: 0))
 
     /// Creates a handle that is not cancelled.
     public init() {}
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             if case .cancelled = state { return true }
             return false
         }
@@ -31,7 +31,7 @@ public final class TransportCancellation: Sendable {
 
     /// Cancels the step the transport is in now and every later one. Calling it again does nothing.
     public func cancel() {
-        let handlers: [@Sendable () -> Void] = self.state.withLock { state in
+        let handlers: [@Sendable () -> Void] = self.state.withLockedValue { state in
             guard case .active(let handler, let waits, _) = state else { return [] }
             state = .cancelled
             return Array(waits.values) + (handler.map { [$0] } ?? [])
@@ -45,7 +45,7 @@ public final class TransportCancellation: Sendable {
     /// step (waiting for a connection, then the exchange on it); runs it at once when the handle
     /// is already cancelled. A transport calls this as it moves from step to step.
     public func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = self.state.withLock { state in
+        let runNow = self.state.withLockedValue { state in
             guard case .active(_, let waits, let nextToken) = state else { return true }
             state = .active(handler: handler, waits: waits, nextToken: nextToken)
             return false
@@ -59,7 +59,7 @@ public final class TransportCancellation: Sendable {
     /// current step's handler (which it leaves in place); runs `handler` at once when the handle
     /// is already cancelled. For the session's own waits between transport steps.
     package func whileWaiting<Result>(onCancel handler: @escaping @Sendable () -> Void, _ body: () async throws -> Result) async rethrows -> Result {
-        let token: Int? = self.state.withLock { state in
+        let token: Int? = self.state.withLockedValue { state in
             guard case .active(let current, var waits, let nextToken) = state else { return nil }
             waits[nextToken] = handler
             state = .active(handler: current, waits: waits, nextToken: nextToken + 1)
@@ -70,7 +70,7 @@ public final class TransportCancellation: Sendable {
             return try await body()
         }
         defer {
-            self.state.withLock { state in
+            self.state.withLockedValue { state in
                 guard case .active(let current, var waits, let nextToken) = state else { return }
                 waits[token] = nil
                 state = .active(handler: current, waits: waits, nextToken: nextToken)

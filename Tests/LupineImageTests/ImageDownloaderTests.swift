@@ -1,8 +1,8 @@
+import NIOConcurrencyHelpers
 import Foundation
 import Lupine
 import LupineImage
 import LupineTestServer
-import Synchronization
 import Testing
 
 /// AFImageDownloaderTests' single-download behaviours, over loopback against the test server.
@@ -143,7 +143,7 @@ import Testing
             let cache = RefusingCache()
             let downloader = ImageDownloader(sessionManager: manager, imageCache: cache)
             _ = try await downloader.downloadImage(for: server.request("/image/png"))
-            #expect(cache.asked.withLock { $0 } == 1)
+            #expect(cache.asked.withLockedValue { $0 } == 1)
             #expect(cache.memoryUsage == 0)
         }
     }
@@ -179,11 +179,11 @@ import Testing
 /// An image cache that refuses every image it is offered and counts the offers.
 final class RefusingCache: ImageRequestCache {
     let inner = AutoPurgingImageCache()
-    let asked = Mutex(0)
+    let asked = NIOLockedValueBox(0)
     var memoryUsage: Int { self.inner.memoryUsage }
 
     func shouldCacheImage(_ image: Image, for request: Request, withAdditionalIdentifier identifier: String?) -> Bool {
-        self.asked.withLock { $0 += 1 }
+        self.asked.withLockedValue { $0 += 1 }
         return false
     }
 

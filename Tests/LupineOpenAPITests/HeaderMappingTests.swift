@@ -1,9 +1,9 @@
+import NIOConcurrencyHelpers
 import Foundation
 import HTTPTypes
 import Lupine
 import LupineOpenAPI
 import OpenAPIRuntime
-import Synchronization
 import Testing
 
 /// Header fields cross between HTTP's types and Lupine's as they are: in order, a name given
@@ -79,10 +79,10 @@ struct AddingFields: ClientMiddleware {
 
 /// A middleware that keeps the header fields of the last response.
 final class ResponseFields: ClientMiddleware {
-    private let fields = Mutex<HTTPFields?>(nil)
+    private let fields = NIOLockedValueBox<HTTPFields?>(nil)
 
     var last: HTTPFields? {
-        self.fields.withLock { $0 }
+        self.fields.withLockedValue { $0 }
     }
 
     func intercept(
@@ -93,7 +93,7 @@ final class ResponseFields: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let (response, responseBody) = try await next(request, body, baseURL)
-        self.fields.withLock { $0 = response.headerFields }
+        self.fields.withLockedValue { $0 = response.headerFields }
         return (response, responseBody)
     }
 }

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -141,15 +141,15 @@ public struct ChildProcess: Sendable {
 /// Whether a child has ended, and the only place it is killed for running too long: both under
 /// one lock, so the kill never reaches a process group the child has already given up.
 private final class Ended: Sendable {
-    private let state = Mutex(false)
+    private let state = NIOLockedValueBox(false)
 
     func mark() {
-        self.state.withLock { $0 = true }
+        self.state.withLockedValue { $0 = true }
     }
 
     /// Kills the process group `pid` leads, unless the child has ended.
     func killUnlessEnded(_ pid: pid_t, because reason: String) {
-        self.state.withLock { ended in
+        self.state.withLockedValue { ended in
             guard !ended else { return }
             FileHandle.standardError.write(Data("ChildProcess: pid \(pid) \(reason) and is killed\n".utf8))
             kill(-pid, SIGKILL)

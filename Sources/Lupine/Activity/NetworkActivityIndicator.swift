@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// One "network busy" signal for everything a program sends, as AFNetworking's
 /// `AFNetworkActivityIndicatorManager`: it shows once work has lasted ``activationDelay``
@@ -42,7 +42,7 @@ public final class NetworkActivityIndicator: Sendable {
         return indicator
     }()
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     /// A sleep until `delay` from now (measured when this is called) on the indicator's clock.
     private let sleeper: @Sendable (Duration) -> @Sendable () async throws -> Void
 
@@ -59,7 +59,7 @@ public final class NetworkActivityIndicator: Sendable {
         completionDelay: Duration = .milliseconds(170),
         clock: C
     ) {
-        self.state = Mutex(State(machine: ActivityStateMachine(activationDelay: activationDelay, completionDelay: completionDelay)))
+        self.state = NIOLockedValueBox(State(machine: ActivityStateMachine(activationDelay: activationDelay, completionDelay: completionDelay)))
         self.sleeper = { delay in
             // A caller's delay past what a clock's sleep takes (about 68 years) is capped there.
             let deadline = clock.now.advanced(by: ConnectivityPolicy.sleepable(delay))
@@ -73,7 +73,7 @@ public final class NetworkActivityIndicator: Sendable {
     }
 
     deinit {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.timers.values.forEach { $0.cancel() }
             state.streams.values.forEach { $0.finish() }
             state.observations.stop()
@@ -83,41 +83,41 @@ public final class NetworkActivityIndicator: Sendable {
     /// How long work must last before the indicator shows (1 s by default; never negative).
     /// A change applies from the next delay started.
     public var activationDelay: Duration {
-        get { self.state.withLock { $0.machine.activationDelay } }
-        set { self.state.withLock { $0.machine.activationDelay = newValue } }
+        get { self.state.withLockedValue { $0.machine.activationDelay } }
+        set { self.state.withLockedValue { $0.machine.activationDelay = newValue } }
     }
 
     /// How long the indicator stays after the last work ends (0.17 s by default; never
     /// negative). A change applies from the next delay started.
     public var completionDelay: Duration {
-        get { self.state.withLock { $0.machine.completionDelay } }
-        set { self.state.withLock { $0.machine.completionDelay = newValue } }
+        get { self.state.withLockedValue { $0.machine.completionDelay } }
+        set { self.state.withLockedValue { $0.machine.completionDelay = newValue } }
     }
 
     /// Whether the indicator is shown now.
-    public var isNetworkActivityIndicatorVisible: Bool { self.state.withLock { $0.machine.isVisible } }
+    public var isNetworkActivityIndicatorVisible: Bool { self.state.withLockedValue { $0.machine.isVisible } }
 
     /// Tasks and other work under way now.
-    public var activityCount: Int { self.state.withLock { $0.machine.count } }
+    public var activityCount: Int { self.state.withLockedValue { $0.machine.count } }
 
     /// Sets what runs on each change of visibility (`true` when the indicator shows), replacing
     /// the previous action; `nil` removes it. It runs on the thread whose event changed the
     /// visibility, one change at a time, in order, with no lock of the indicator held.
     public func setNetworkingActivityAction(_ action: (@Sendable (_ visible: Bool) -> Void)?) {
-        self.state.withLock { $0.action = action }
+        self.state.withLockedValue { $0.action = action }
     }
 
     /// Each change of visibility from now on, in order, until the indicator is released. A
     /// reader that falls more than ``bufferedUpdates`` changes behind loses the oldest.
     public func visibilityUpdates() -> AsyncStream<Bool> {
         let (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(Self.bufferedUpdates))
-        let id = self.state.withLock { state in
+        let id = self.state.withLockedValue { state in
             defer { state.nextStream &+= 1 }
             state.streams[state.nextStream] = continuation
             return state.nextStream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+            _ = self?.state.withLockedValue { $0.streams.removeValue(forKey: id) }
         }
         return stream
     }
@@ -150,7 +150,7 @@ public final class NetworkActivityIndicator: Sendable {
 
     /// Sets `observations` under the lock and stops the ones it replaces.
     func replaceObservations(with observations: TaskNotificationObservation) {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.observations.stop()
             state.observations = observations
         }
@@ -159,7 +159,7 @@ public final class NetworkActivityIndicator: Sendable {
     /// Feeds the machine under the lock, performs its timer actions there, then delivers the
     /// visibility changes outside it.
     private func change(_ step: (inout State) -> [ActivityStateMachine.Action]) {
-        let mustDeliver = self.state.withLock { state in
+        let mustDeliver = self.state.withLockedValue { state in
             for action in step(&state) {
                 self.perform(action, in: &state)
             }
@@ -197,7 +197,7 @@ public final class NetworkActivityIndicator: Sendable {
     /// is left; one thread at a time does it (a change made meanwhile, also by the action
     /// itself, is delivered by this loop).
     private func deliver() {
-        while let (visible, action, streams) = self.state.withLock({ state -> (Bool, (@Sendable (Bool) -> Void)?, [AsyncStream<Bool>.Continuation])? in
+        while let (visible, action, streams) = self.state.withLockedValue({ state -> (Bool, (@Sendable (Bool) -> Void)?, [AsyncStream<Bool>.Continuation])? in
             guard !state.undelivered.isEmpty else {
                 state.isDelivering = false
                 return nil

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// Authenticates requests with a credential its ``Authenticator`` applies, and refreshes the
 /// credential when it expires or the server refuses it.
@@ -41,7 +41,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     public let refreshWindow: RefreshWindow
     /// How long one refresh may take before it is abandoned (and cancelled).
     public let refreshTimeout: Duration
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// An interceptor applying `credential` with `authenticator`.
     ///
@@ -56,21 +56,21 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
         self.refreshTimeout = min(max(.zero, refreshTimeout), .seconds(3600))
-        self.state = Mutex(State(credential: credential))
+        self.state = NIOLockedValueBox(State(credential: credential))
     }
 
     /// The credential applied to requests; setting it replaces the current one (a refresh in
     /// flight still replaces it again when it ends).
     public var credential: A.Credential? {
-        get { self.state.withLock { $0.credential } }
-        set { self.state.withLock { $0.setCredential(newValue) } }
+        get { self.state.withLockedValue { $0.credential } }
+        set { self.state.withLockedValue { $0.setCredential(newValue) } }
     }
 
     /// How many tasks wait for the refresh in flight now.
-    var waitingCount: Int { self.state.withLock { $0.waitingCount } }
+    var waitingCount: Int { self.state.withLockedValue { $0.waitingCount } }
 
     public func adapt(_ request: Request, for context: AdaptContext) async throws -> Request {
-        let (current, generation, refreshing) = self.state.withLock { ($0.credential, $0.generation, $0.refreshing != nil) }
+        let (current, generation, refreshing) = self.state.withLockedValue { ($0.credential, $0.generation, $0.refreshing != nil) }
         let credential: A.Credential
         if !refreshing, let current, !current.requiresRefresh {
             credential = current
@@ -92,7 +92,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         else {
             return .doNotRetry
         }
-        let (current, generation) = self.state.withLock { ($0.credential, $0.generation) }
+        let (current, generation) = self.state.withLockedValue { ($0.credential, $0.generation) }
         guard let current else {
             return .doNotRetryWithError(LupineError.authenticationFailed(.missingCredential))
         }
@@ -116,7 +116,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// The wait ends at once when the Swift task is cancelled, or `cancellation` (the session
     /// task's handle, for a task that runs in its caller's Swift task).
     private func credential(needing need: State.Need, cancellation: TransportCancellation) async throws -> A.Credential {
-        let id = self.state.withLock { $0.makeSlot() }
+        let id = self.state.withLockedValue { $0.makeSlot() }
         return try await cancellation.whileWaiting(onCancel: { self.cancelWaiter(id) }) {
             try await self.waitForCredential(id, needing: need)
         }
@@ -126,7 +126,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     private func waitForCredential(_ id: Int, needing need: State.Need) async throws -> A.Credential {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let action = self.state.withLock { state in
+                let action = self.state.withLockedValue { state in
                     state.enter(
                         id,
                         need: need,
@@ -152,7 +152,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
 
     /// Ends waiter `id`'s wait with ``LupineError/cancelled``, whether it waits yet or not.
     private func cancelWaiter(_ id: Int) {
-        self.state.withLock { $0.cancel(id) }?.resume(throwing: LupineError.cancelled)
+        self.state.withLockedValue { $0.cancel(id) }?.resume(throwing: LupineError.cancelled)
     }
 
     /// Runs refresh `id` of `credential` on a task of its own, abandoning it after
@@ -174,7 +174,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     }
 
     private func finish(_ id: Int, with result: Result<A.Credential, LupineError>) {
-        let waiters = self.state.withLock { $0.finish(refresh: id, with: result) }
+        let waiters = self.state.withLockedValue { $0.finish(refresh: id, with: result) }
         for waiter in waiters {
             waiter.resume(with: result.mapError { $0 })
         }

@@ -5,7 +5,7 @@
 /// A waiter is a slot first (``makeSlot()``), then enters (``enter(_:need:waiter:interval:maximumAttempts:now:)``);
 /// a cancellation may come at either moment (``cancel(_:)``), so none is ever left waiting. Generic
 /// over the waiter so it can be tested by value.
-struct AuthenticationRefreshState<Credential: AuthenticationCredential, Waiter> {
+struct AuthenticationRefreshState<Credential: AuthenticationCredential, Waiter: Sendable>: Sendable {
     /// What a waiter needs.
     enum Need: Equatable {
         /// The current credential, after the refresh in flight if any.

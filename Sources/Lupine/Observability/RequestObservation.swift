@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 import Tracing
 
 /// What a session with metrics or a tracer observes of one task, made with the task (only then:
@@ -17,7 +17,7 @@ final class RequestObservation: EventMonitor {
     }
 
     private let session: SessionObservability
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(session: SessionObservability) {
         self.session = session
@@ -33,14 +33,14 @@ final class RequestObservation: EventMonitor {
         if let tracer = self.session.tracer {
             let span = tracer.startSpan(RequestSpan.name(method: method), context: InstrumentationContext.current ?? .topLevel, ofKind: .client)
             RequestSpan.describe(request, method: method, on: span)
-            self.state.withLock { $0.span = span }
+            self.state.withLockedValue { $0.span = span }
             outcome = await InstrumentationContext.$current.withValue(span.context) { await body() }
             RequestSpan.finish(span, with: outcome)
         } else {
             outcome = await body()
         }
         if let metrics = self.session.metrics {
-            let cacheStatus = outcome.cacheStatus.map(\.rawValue) ?? (self.state.withLock { $0.answeredByCache } ? CacheStatus.hit.rawValue : nil)
+            let cacheStatus = outcome.cacheStatus.map(\.rawValue) ?? (self.state.withLockedValue { $0.answeredByCache } ? CacheStatus.hit.rawValue : nil)
             metrics.recordCompletion(of: outcome, method: method, duration: .now - started, cacheStatus: cacheStatus)
             self.session.recordPools(of: transport)
         }
@@ -50,7 +50,7 @@ final class RequestObservation: EventMonitor {
     /// `request` with the task span's context written into its header fields by the tracer's
     /// injector (W3C's `traceparent` for an OpenTelemetry tracer); as it was without a tracer.
     func propagatingContext(into request: Request) -> Request {
-        guard let tracer = self.session.tracer, let span = self.state.withLock({ $0.span }) else { return request }
+        guard let tracer = self.session.tracer, let span = self.state.withLockedValue({ $0.span }) else { return request }
         var request = request
         tracer.inject(span.context, into: &request.headers, using: HTTPHeadersInjector())
         return request
@@ -64,18 +64,18 @@ final class RequestObservation: EventMonitor {
         case .doNotRetry, .doNotRetryWithError: return
         }
         self.session.metrics?.recordRetry(method: RequestSpan.methodName(task.originalRequest.method))
-        if let span = self.state.withLock({ $0.span }) {
+        if let span = self.state.withLockedValue({ $0.span }) {
             RequestSpan.retry(after: context, delay: delay, on: span)
         }
     }
 
     func task(_ task: SessionTask, willRedirectTo request: Request, for response: ResponseHead) {
-        if let span = self.state.withLock({ $0.span }) {
+        if let span = self.state.withLockedValue({ $0.span }) {
             RequestSpan.redirect(to: request, from: response, on: span)
         }
     }
 
     func task(_ task: SessionTask, didReceiveCachedResponse response: CachedResponse) {
-        self.state.withLock { $0.answeredByCache = true }
+        self.state.withLockedValue { $0.answeredByCache = true }
     }
 }

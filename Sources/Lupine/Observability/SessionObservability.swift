@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import CoreMetrics
-import Synchronization
 import Tracing
 
 /// A session's metrics and tracer, together: `nil` in ``SessionFeatures`` unless one is set,
@@ -8,7 +8,7 @@ final class SessionObservability: Sendable {
     let metrics: SessionMetrics?
     let tracer: (any Tracer)?
     /// The pools whose gauges were last set, so a pool that has gone is set to zero once.
-    private let reportedPools = Mutex<Set<String>>([])
+    private let reportedPools = NIOLockedValueBox<Set<String>>([])
 
     /// Both, or `nil` when neither would record anything: each is left out when it is not set
     /// or is the no-op one (swift-metrics' `NOOPMetricsHandler`, swift-distributed-tracing's
@@ -30,7 +30,7 @@ final class SessionObservability: Sendable {
     /// tells. Under the lock, so two tasks ending at once cannot set a gauge out of order.
     func recordPools(of transport: any Transport) {
         guard let metrics = self.metrics, let transport = transport as? NIOTransport else { return }
-        self.reportedPools.withLock { reported in
+        self.reportedPools.withLockedValue { reported in
             let pools = transport.connectionPoolStatistics()
             var present: Set<String> = []
             for pool in pools {

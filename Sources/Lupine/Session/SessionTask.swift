@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// A request in a session: it starts suspended, runs on ``resume()``, can be paused with
 /// ``suspend()`` (the transport then stops reading from the socket) and ended with ``cancel()``.
@@ -33,7 +33,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Cancels the task's transport requests when ``cancel()`` is called, also when the task runs
     /// in its caller's Swift task, which `cancel()` cannot cancel.
     let transportCancellation = TransportCancellation()
-    private let storage: Mutex<MutableState>
+    private let storage: NIOLockedValueBox<MutableState>
     private let tell: @Sendable (SessionTask, TaskEvent) -> Void
 
     required init(
@@ -48,37 +48,37 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         self.delegate = delegate
         self.bodyDestination = bodyDestination
         self.tell = tell
-        self.storage = Mutex(MutableState(currentRequest: request))
+        self.storage = NIOLockedValueBox(MutableState(currentRequest: request))
     }
 
     /// Sets what running the task does; the session calls it once, before handing the task out.
     func install(_ body: nonisolated(nonsending) @escaping @Sendable () async -> Void) {
-        self.storage.withLock { $0.body = body }
+        self.storage.withLockedValue { $0.body = body }
     }
 
     /// What running the task does, taken out so it runs once.
     private func takeBody() -> (nonisolated(nonsending) @Sendable () async -> Void)? {
-        self.storage.withLock { state in
+        self.storage.withLockedValue { state in
             defer { state.body = nil }
             return state.body
         }
     }
 
     /// Where the task is in its life.
-    public var state: TaskState { self.storage.withLock { $0.phase } }
+    public var state: TaskState { self.storage.withLockedValue { $0.phase } }
     /// A description the app may set, as `URLSessionTask.taskDescription`.
     public var taskDescription: String? {
-        get { self.storage.withLock { $0.taskDescription } }
-        set { self.storage.withLock { $0.taskDescription = newValue } }
+        get { self.storage.withLockedValue { $0.taskDescription } }
+        set { self.storage.withLockedValue { $0.taskDescription = newValue } }
     }
     /// The request being sent now (it changes when a redirect is followed).
-    public var currentRequest: Request { self.storage.withLock { $0.currentRequest } }
+    public var currentRequest: Request { self.storage.withLockedValue { $0.currentRequest } }
     /// The response head, once it arrived.
-    public var response: ResponseHead? { self.storage.withLock { $0.response } }
+    public var response: ResponseHead? { self.storage.withLockedValue { $0.response } }
     /// The transport metrics, once the task completed.
-    public var metrics: TransportMetrics? { self.storage.withLock { $0.metrics } }
+    public var metrics: TransportMetrics? { self.storage.withLockedValue { $0.metrics } }
     /// The error the task failed with, once it completed.
-    public var error: LupineError? { self.storage.withLock { $0.error } }
+    public var error: LupineError? { self.storage.withLockedValue { $0.error } }
     /// Body bytes received so far.
     public var countOfBytesReceived: Int64 { self.delegate.downloadReading.completedUnitCount }
     /// Body bytes expected, or -1 when unknown.
@@ -122,7 +122,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Moves a suspended task to running and tells the session; `nil` when the task was not
     /// suspended, otherwise whether it has to be started now.
     private func markRunning() -> Bool? {
-        let startNow: Bool? = self.storage.withLock { state in
+        let startNow: Bool? = self.storage.withLockedValue { state in
             guard state.phase.canTransition(to: .running) else { return nil }
             state.phase = .running
             // Inside the lock, so a racing suspend() cannot close the gate after this opens it.
@@ -139,7 +139,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Pauses a running task: no more body is read, so the server is held back by TCP flow control.
     public func suspend() {
-        let suspended = self.storage.withLock { state in
+        let suspended = self.storage.withLockedValue { state in
             guard state.phase.canTransition(to: .suspended) else { return false }
             state.phase = .suspended
             self.gate.close()
@@ -151,7 +151,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Cancels the task; it completes with ``LupineError/cancelled``. Does nothing once completed.
     public func cancel() {
-        let cancelled = self.storage.withLock { state -> (runner: Task<Void, Never>?, mustLaunch: Bool)? in
+        let cancelled = self.storage.withLockedValue { state -> (runner: Task<Void, Never>?, mustLaunch: Bool)? in
             guard state.phase.canTransition(to: .canceling) else { return nil }
             state.phase = .canceling
             self.gate.terminate()
@@ -169,7 +169,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether ``cancel()`` was called; the runner checks it before each step, so a task
     /// cancelled before its runner started never sends anything.
-    var isCancelling: Bool { self.storage.withLock { $0.phase == .canceling } }
+    var isCancelling: Bool { self.storage.withLockedValue { $0.phase == .canceling } }
 
     /// Throws ``LupineError/cancelled`` when the task or the Swift task running it was cancelled.
     func checkCancellation() throws {
@@ -184,7 +184,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     private func launch() {
         let body = self.takeBody()
         let runner = Task { if let body { await body() } }
-        let cancelled = self.storage.withLock { state in
+        let cancelled = self.storage.withLockedValue { state in
             state.runner = runner
             return state.phase == .canceling
         }
@@ -196,17 +196,17 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Records the request being sent: a redirect's next hop, or the request with the
     /// credentials of its URL moved into its header.
     func willSend(_ request: Request) {
-        self.storage.withLock { $0.currentRequest = request }
+        self.storage.withLockedValue { $0.currentRequest = request }
     }
 
     /// Records the response head.
     func didReceive(_ head: ResponseHead) {
-        self.storage.withLock { $0.response = head }
+        self.storage.withLockedValue { $0.response = head }
     }
 
     /// Marks the task completed; `false` when it already was, so completion is delivered once.
     func complete(metrics: TransportMetrics?, error: LupineError?) -> Bool {
-        self.storage.withLock { state in
+        self.storage.withLockedValue { state in
             guard state.phase.canTransition(to: .completed) else { return false }
             state.phase = .completed
             state.metrics = metrics

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A gate an async loop passes through before each step: open, it passes at once; closed, it
 /// waits until opened. A task's body reader waits here while the task is suspended, so the
@@ -11,24 +11,24 @@ final class SuspensionGate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Closes the gate: later `pass()` calls wait. Does nothing once terminated.
     func close() {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             if !state.isTerminated { state.isOpen = false }
         }
     }
 
     /// Opens the gate for good and releases everyone waiting.
     func terminate() {
-        self.state.withLock { $0.isTerminated = true }
+        self.state.withLockedValue { $0.isTerminated = true }
         self.open()
     }
 
     /// Opens the gate and releases everyone waiting.
     func open() {
-        let waiters = self.state.withLock { state in
+        let waiters = self.state.withLockedValue { state in
             state.isOpen = true
             defer { state.waiters.removeAll() }
             return state.waiters
@@ -41,11 +41,11 @@ final class SuspensionGate: Sendable {
     /// Returns when the gate is open.
     func pass() async {
         // The common case, an open gate, costs a lock and no suspension.
-        if self.state.withLock({ $0.isOpen }) {
+        if self.state.withLockedValue({ $0.isOpen }) {
             return
         }
         await withCheckedContinuation { continuation in
-            let passNow = self.state.withLock { state in
+            let passNow = self.state.withLockedValue { state in
                 if state.isOpen { return true }
                 state.waiters.append(continuation)
                 return false

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// Per-task bookkeeping, as AFNetworking's `AFURLSessionManagerTaskDelegate`: byte counts each
 /// way, the task's upload and download `Progress`, the progress closures and streams.
@@ -52,7 +52,7 @@ final class TaskDelegate: @unchecked Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let uploadProgressHandler: (@Sendable (Progress) -> Void)?
     private let downloadProgressHandler: (@Sendable (Progress) -> Void)?
 
@@ -81,9 +81,9 @@ final class TaskDelegate: @unchecked Sendable {
     /// The download `Progress` of `task`, made on first use; cancelling, pausing or resuming it drives the task.
     func downloadProgress(of task: SessionTask) -> Progress { self.progress(.download, of: task) }
     /// Upload byte counts so far.
-    var uploadReading: TaskProgress { self.state.withLock { $0.upload.reading } }
+    var uploadReading: TaskProgress { self.state.withLockedValue { $0.upload.reading } }
     /// Download byte counts so far.
-    var downloadReading: TaskProgress { self.state.withLock { $0.download.reading } }
+    var downloadReading: TaskProgress { self.state.withLockedValue { $0.download.reading } }
 
     /// The request body is `length` bytes (or unknown when `nil`).
     func willSendBody(length: Int?) {
@@ -99,7 +99,7 @@ final class TaskDelegate: @unchecked Sendable {
     /// are delivered are coalesced into the latest.
     func socketDidTakeBody(bytes: Int) {
         let hasHandler = self.uploadProgressHandler != nil
-        let mustSchedule = self.state.withLock { state in
+        let mustSchedule = self.state.withLockedValue { state in
             // With nobody watching, the count is all there is to keep: no hop off the loop.
             guard hasHandler || state.upload.progress != nil || !state.upload.streams.isEmpty else {
                 state.upload.completed = Int64(bytes)
@@ -115,7 +115,7 @@ final class TaskDelegate: @unchecked Sendable {
     }
 
     private func deliverUndeliveredBytesSent() {
-        let bytes = self.state.withLock { state in
+        let bytes = self.state.withLockedValue { state in
             defer { state.undeliveredBytesSent = nil }
             return state.isFinished ? nil : state.undeliveredBytesSent
         }
@@ -162,7 +162,7 @@ final class TaskDelegate: @unchecked Sendable {
                 }
             }
         }
-        let continuations = self.state.withLock { state in
+        let continuations = self.state.withLockedValue { state in
             state.isFinished = true
             defer {
                 state.upload.streams.removeAll()
@@ -179,7 +179,7 @@ final class TaskDelegate: @unchecked Sendable {
     func progressUpdates(upload: Bool) -> AsyncStream<TaskProgress> {
         let direction: Side = upload ? .upload : .download
         return AsyncStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
-            let (reading, finished) = self.state.withLock { state in
+            let (reading, finished) = self.state.withLockedValue { state in
                 if !state.isFinished {
                     state.modify(direction) { $0.streams.append(continuation) }
                 }
@@ -198,7 +198,7 @@ final class TaskDelegate: @unchecked Sendable {
         handler: (@Sendable (Progress) -> Void)?,
         _ change: (inout Direction) -> Void
     ) {
-        let (reading, progress, streams) = self.state.withLock { state in
+        let (reading, progress, streams) = self.state.withLockedValue { state in
             state.modify(direction, change)
             let current = state[direction]
             return (current.reading, current.progress, current.streams)
@@ -213,7 +213,7 @@ final class TaskDelegate: @unchecked Sendable {
     }
 
     private func progress(_ direction: Side, of task: SessionTask) -> Progress {
-        let (progress, isNew, reading) = self.state.withLock { state in
+        let (progress, isNew, reading) = self.state.withLockedValue { state in
             if let existing = state[direction].progress {
                 return (existing, false, state[direction].reading)
             }

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What a task's completion makes of its body: the serializer the completion notification names,
 /// and the serialization itself, as a closure made where the serializer's type is known. The
@@ -31,7 +31,7 @@ struct TaskSerialization: Sendable {
 @usableFromInline
 final class TypedValue<Value: Sendable>: Sendable {
     @usableFromInline
-    let value = Mutex<Value?>(nil)
+    let value = NIOLockedValueBox<Value?>(nil)
 
     @inlinable
     init() {}
@@ -39,12 +39,12 @@ final class TypedValue<Value: Sendable>: Sendable {
     /// Keeps `value`.
     @inlinable
     func set(_ value: Value?) {
-        self.value.withLock { $0 = value }
+        self.value.withLockedValue { $0 = value }
     }
 
     /// The value kept, handed over once.
     @inlinable
     func take() -> Value? {
-        self.value.withLock { $0.take() }
+        self.value.withLockedValue { $0.take() }
     }
 }

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Lupine
-import Synchronization
 
 /// AFNetworking's `AFAutoPurgingImageCache`: images in memory, each costing its pixel width ×
 /// height × 4 bytes × scale², up to ``memoryCapacity``. An add that takes the usage above the
@@ -16,7 +16,7 @@ public final class AutoPurgingImageCache: ImageRequestCache {
     public let memoryCapacity: Int
     /// The usage a purge brings the cache down to (default 60 MiB; never above ``memoryCapacity``).
     public let preferredMemoryUsageAfterPurge: Int
-    private let store = Mutex(LeastRecentlyUsedStore())
+    private let store = NIOLockedValueBox(LeastRecentlyUsedStore())
 
     /// A cache of `memoryCapacity` bytes that purges down to `preferredMemoryUsageAfterPurge`.
     /// A negative amount counts as zero, a preferred usage above the capacity as the capacity, and
@@ -28,7 +28,7 @@ public final class AutoPurgingImageCache: ImageRequestCache {
 
     /// The bytes the kept images cost.
     public var memoryUsage: Int {
-        self.store.withLock { $0.usage }
+        self.store.withLockedValue { $0.usage }
     }
 
     /// What `image` costs in the cache: pixel width × height × 4 × scale², saturating at
@@ -44,7 +44,7 @@ public final class AutoPurgingImageCache: ImageRequestCache {
     public func add(_ image: Image, withIdentifier identifier: String) {
         let cost = Self.cost(of: image)
         guard cost <= self.memoryCapacity else { return }
-        self.store.withLock { store in
+        self.store.withLockedValue { store in
             store.add(image, cost: cost, withIdentifier: identifier)
             if store.usage > self.memoryCapacity {
                 _ = store.purge(downTo: self.preferredMemoryUsageAfterPurge)
@@ -55,18 +55,18 @@ public final class AutoPurgingImageCache: ImageRequestCache {
     /// Drops the image under `identifier`; whether there was one.
     @discardableResult
     public func removeImage(withIdentifier identifier: String) -> Bool {
-        self.store.withLock { $0.remove(identifier) }
+        self.store.withLockedValue { $0.remove(identifier) }
     }
 
     /// Drops every image; whether there was any.
     @discardableResult
     public func removeAllImages() -> Bool {
-        self.store.withLock { $0.removeAll() }
+        self.store.withLockedValue { $0.removeAll() }
     }
 
     /// The image under `identifier`, which counts as its most recent use.
     public func image(withIdentifier identifier: String) -> Image? {
-        self.store.withLock { $0.image(withIdentifier: identifier) }
+        self.store.withLockedValue { $0.image(withIdentifier: identifier) }
     }
 
     /// Drops the least recently used images until the usage is at most `target` (by default
@@ -75,6 +75,6 @@ public final class AutoPurgingImageCache: ImageRequestCache {
     @discardableResult
     public func purge(downTo target: Int? = nil) -> Int {
         let target = max(0, target ?? self.preferredMemoryUsageAfterPurge)
-        return self.store.withLock { $0.purge(downTo: target) }
+        return self.store.withLockedValue { $0.purge(downTo: target) }
     }
 }

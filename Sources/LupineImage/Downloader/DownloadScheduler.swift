@@ -12,7 +12,7 @@ public enum ImageDownloadPrioritization: Sendable, Equatable {
 /// The bookkeeping of an ``ImageDownloader``, a plain value with no I/O: one merged download per
 /// URL with the handlers waiting for it, the downloads waiting for a slot in their order, and
 /// how many run. `Handler` is what a caller waits with, `Running` the task that runs a download.
-struct DownloadScheduler<Handler, Running> {
+struct DownloadScheduler<Handler: Sendable, Running: Sendable>: Sendable {
     /// One download and everyone waiting for it.
     struct Download {
         /// Tells this download from an earlier or later one for the same URL.

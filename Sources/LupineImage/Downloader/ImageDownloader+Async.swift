@@ -1,6 +1,6 @@
+import NIOConcurrencyHelpers
 import Foundation
 import Lupine
-import Synchronization
 
 /// An image as the async ``ImageDownloader/downloadImage(for:)`` returns it.
 public struct DownloadedImage: Sendable {
@@ -45,11 +45,11 @@ extension ImageDownloader {
 /// The receipt of one awaited download and whether its Swift task was cancelled, so that a
 /// cancellation arriving before the receipt exists still cancels it once it does.
 private final class ReceiptCancellation: Sendable {
-    private let state = Mutex<(receipt: RequestReceipt?, isCancelled: Bool)>((nil, false))
+    private let state = NIOLockedValueBox<(receipt: RequestReceipt?, isCancelled: Bool)>((nil, false))
 
     /// Records `receipt`; whether the Swift task was cancelled already (the caller cancels it then).
     func started(_ receipt: RequestReceipt) -> Bool {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.receipt = receipt
             return state.isCancelled
         }
@@ -57,7 +57,7 @@ private final class ReceiptCancellation: Sendable {
 
     /// Records the cancellation; the receipt to cancel, when there is one already.
     func cancelled() -> RequestReceipt? {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.isCancelled = true
             return state.receipt
         }

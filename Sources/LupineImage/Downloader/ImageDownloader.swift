@@ -1,6 +1,6 @@
+import NIOConcurrencyHelpers
 import Foundation
 import Lupine
-import Synchronization
 
 /// AFNetworking's `AFImageDownloader`: downloads images through a `SessionManager`, at most
 /// ``maximumActiveDownloads`` at a time, the others waiting in ``downloadPrioritization`` order.
@@ -40,7 +40,7 @@ public final class ImageDownloader: Sendable {
     public let maximumActiveDownloads: Int
     private let imageSerializer: any ResponseSerializer
     private let ownQueue = DispatchQueue(label: "com.lupine.imagedownloader.completion")
-    private let scheduler: Mutex<DownloadScheduler<ResponseHandler, DataTask>>
+    private let scheduler: NIOLockedValueBox<DownloadScheduler<ResponseHandler, DataTask>>
 
     /// A downloader on `sessionManager` whose responses `imageSerializer` turns into images.
     /// A `maximumActiveDownloads` below 1 counts as 1.
@@ -57,7 +57,7 @@ public final class ImageDownloader: Sendable {
         self.imageCache = imageCache
         self.downloadPrioritization = downloadPrioritization
         self.maximumActiveDownloads = scheduler.maximumActive
-        self.scheduler = Mutex(scheduler)
+        self.scheduler = NIOLockedValueBox(scheduler)
     }
 
     /// A downloader whose responses ``ImageResponseSerializer`` turns into images, on
@@ -106,7 +106,7 @@ public final class ImageDownloader: Sendable {
         let key = request.url.absoluteString
         if Self.mayAnswerFromCache(request.cachePolicy) {
             // A download under way is joined before the cache is asked, as AFNetworking does.
-            let joined: UUID? = self.scheduler.withLock { scheduler in
+            let joined: UUID? = self.scheduler.withLockedValue { scheduler in
                 guard scheduler.isDownloading(key) else { return nil }
                 let id = receiptID ?? UUID()
                 scheduler.join(handler, receiptID: id, key: key)
@@ -121,7 +121,7 @@ public final class ImageDownloader: Sendable {
             }
         }
         let id = receiptID ?? UUID()
-        let started: DataTask? = self.scheduler.withLock { scheduler in
+        let started: DataTask? = self.scheduler.withLockedValue { scheduler in
             guard case .created(let download, startsNow: true) = scheduler.admit(handler, receiptID: id, key: key, request: request) else {
                 return nil
             }
@@ -135,7 +135,7 @@ public final class ImageDownloader: Sendable {
     /// ``ImageDownloaderError/cancelled(_:)``, and the download is cancelled when no other caller
     /// waits for it. Does nothing when the wait has ended already (a second cancel included).
     public func cancelTask(for receipt: RequestReceipt) {
-        let (handler, orphaned) = self.scheduler.withLock { $0.cancel(receiptID: receipt.receiptID, key: receipt.key) }
+        let (handler, orphaned) = self.scheduler.withLockedValue { $0.cancel(receiptID: receipt.receiptID, key: receipt.key) }
         orphaned?.cancel()
         guard let handler else { return }
         self.deliver(to: handler) { $0.failure?(receipt.request, nil, ImageDownloaderError.cancelled(receipt.request.url)) }
@@ -154,7 +154,7 @@ public final class ImageDownloader: Sendable {
     /// Ends download `id`: its handlers get the image or the error (unless it was cancelled),
     /// the image is offered to the cache, and the downloads that may now run are started.
     private func finish(id: Int, key: String, with completion: TaskCompletion) {
-        let (download, next) = self.scheduler.withLock { scheduler in
+        let (download, next) = self.scheduler.withLockedValue { scheduler in
             let download = scheduler.finish(id: id, key: key)
             let next = scheduler.nextToStart().map { self.makeTask(id: $0.id, key: $0.key, request: $0.request, in: &scheduler) }
             return (download, next)

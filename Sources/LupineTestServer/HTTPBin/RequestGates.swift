@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// Named gates the gated endpoints wait at until a test opens them, so a test can hold a
 /// response back for as long as it needs without sleeping. A gate, once open, stays open.
@@ -11,7 +11,7 @@ final class RequestGates: Sendable {
 
     /// The most gates kept, open or waited at.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
@@ -23,7 +23,7 @@ final class RequestGates: Sendable {
         let id = UUID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let passNow: Bool? = self.state.withLock { state in
+                let passNow: Bool? = self.state.withLockedValue { state in
                     if state.open.contains(key) || Task.isCancelled { return true }
                     guard state.waiters[key] != nil || state.open.count + state.waiters.count < self.capacity else {
                         return false
@@ -34,7 +34,7 @@ final class RequestGates: Sendable {
                 if let passNow { continuation.resume(returning: passNow) }
             }
         } onCancel: {
-            let waiter = self.state.withLock { state in
+            let waiter = self.state.withLockedValue { state in
                 let waiter = state.waiters[key]?.removeValue(forKey: id)
                 if state.waiters[key]?.isEmpty == true { state.waiters[key] = nil }
                 return waiter
@@ -46,7 +46,7 @@ final class RequestGates: Sendable {
     /// Opens gate `key`, letting its waiters through; returns how many were waiting.
     @discardableResult
     func open(_ key: String) -> Int {
-        let waiters = self.state.withLock { state in
+        let waiters = self.state.withLockedValue { state in
             state.open.insert(key)
             return state.waiters.removeValue(forKey: key) ?? [:]
         }

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// How many requests each key of the retry and bearer endpoints received, for tests that check how
 /// often a client tried.
@@ -18,7 +18,7 @@ final class AttemptCounter: Sendable {
 
     /// The most keys kept.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// A counter keeping at most `capacity` keys (at least one).
     init(capacity: Int = 10_000) {
@@ -27,7 +27,7 @@ final class AttemptCounter: Sendable {
 
     /// Counts one more request for `key` and returns its count, this request included.
     func increment(_ key: String) -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             if let entry = state.counts[key] {
                 state.counts[key] = (entry.count + 1, entry.sequence)
                 return entry.count + 1
@@ -50,12 +50,12 @@ final class AttemptCounter: Sendable {
 
     /// How many requests `key` received since it was last reset.
     func count(_ key: String) -> Int {
-        self.state.withLock { $0.counts[key]?.count ?? 0 }
+        self.state.withLockedValue { $0.counts[key]?.count ?? 0 }
     }
 
     /// Forgets `key`'s count.
     func reset(_ key: String) {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.counts[key] = nil
             Self.compact(&state)
         }

@@ -1,8 +1,8 @@
+import NIOConcurrencyHelpers
 import Foundation
 import Lupine
 import LupineImage
 import LupineTestSupport
-import Synchronization
 
 /// What an image downloader's handlers reported, in the order they ran, from any thread.
 final class HandlerOutcomes: Sendable {
@@ -38,27 +38,27 @@ final class HandlerOutcomes: Sendable {
         }
     }
 
-    private let outcomes = Mutex<[Outcome]>([])
+    private let outcomes = NIOLockedValueBox<[Outcome]>([])
 
     /// Every call so far.
-    var all: [Outcome] { self.outcomes.withLock { $0 } }
+    var all: [Outcome] { self.outcomes.withLockedValue { $0 } }
 
     /// The calls made for `name`.
     func of(_ name: String) -> [Outcome] { self.all.filter { $0.name == name } }
 
     /// A success handler recording under `name`.
     func success(_ name: String) -> ImageDownloader.SuccessHandler {
-        { _, response, image in self.outcomes.withLock { $0.append(.success(name: name, response: response, image: image)) } }
+        { _, response, image in self.outcomes.withLockedValue { $0.append(.success(name: name, response: response, image: image)) } }
     }
 
     /// A failure handler recording under `name`.
     func failure(_ name: String) -> ImageDownloader.FailureHandler {
-        { _, response, error in self.outcomes.withLock { $0.append(.failure(name: name, response: response, error: error)) } }
+        { _, response, error in self.outcomes.withLockedValue { $0.append(.failure(name: name, response: response, error: error)) } }
     }
 
     /// Returns once `count` calls have been recorded.
     func waitFor(_ count: Int) async throws {
-        try await waitUntil("\(count) handler calls") { self.outcomes.withLock { $0.count } >= count }
+        try await waitUntil("\(count) handler calls") { self.outcomes.withLockedValue { $0.count } >= count }
     }
 }
 

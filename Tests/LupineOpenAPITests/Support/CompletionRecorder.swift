@@ -1,18 +1,18 @@
+import NIOConcurrencyHelpers
 import Lupine
-import Synchronization
 
 /// Records how a session's tasks completed, as its event monitor.
 final class CompletionRecorder: EventMonitor {
-    private let errors = Mutex<[LupineError?]>([])
+    private let errors = NIOLockedValueBox<[LupineError?]>([])
 
     /// How many tasks completed.
     var completed: Int {
-        self.errors.withLock { $0.count }
+        self.errors.withLockedValue { $0.count }
     }
 
     /// How many tasks completed cancelled.
     var cancelled: Int {
-        self.errors.withLock { errors in
+        self.errors.withLockedValue { errors in
             errors.count { error in
                 if case .cancelled? = error { return true }
                 return false
@@ -21,6 +21,6 @@ final class CompletionRecorder: EventMonitor {
     }
 
     func taskDidComplete(_ task: SessionTask, with completion: TaskCompletion) {
-        self.errors.withLock { $0.append(completion.error) }
+        self.errors.withLockedValue { $0.append(completion.error) }
     }
 }

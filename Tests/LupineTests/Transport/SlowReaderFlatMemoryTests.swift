@@ -42,8 +42,9 @@ import Glibc
         #expect(matches)
         let peakKiB = try #require(Int(String(decoding: try Data(contentsOf: peak), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
         // The same bound as for 128 MiB read at full speed: a process buffering what its slow
-        // reader has not taken yet would go past it long before the body's end.
-        #expect(peakKiB < 96 * 1024, "peak \(peakKiB) KiB")
+        // reader has not taken yet would go past it long before the body's end. (Under a
+        // sanitizer the peak is mostly its shadow memory: measured in the plain run only.)
+        #expect(Sanitizers.isActive || peakKiB < 96 * 1024, "peak \(peakKiB) KiB")
     }
 
     /// Reads `handle` to its end in 64 KiB pieces, checking them against the served pattern and

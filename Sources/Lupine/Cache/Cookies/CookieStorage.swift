@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import Foundation
-import Synchronization
 
 /// A cookie jar by RFC 6265: what AFNetworking's `HTTPShouldHandleCookies` relies on.
 ///
@@ -17,12 +17,12 @@ import Synchronization
 /// - `SameSite` is kept but not enforced: a client has no "site for cookies" to compare with.
 /// - Over a limit, expired cookies go first, then the least recently used ones.
 public final class CookieStorage: Sendable {
-    private let jar: Mutex<CookieJar>
+    private let jar: NIOLockedValueBox<CookieJar>
 
     /// An empty jar holding at most `maximumCookiesPerDomain` cookies for one domain and
     /// `maximumCookies` in all (each at least 1).
     public init(maximumCookiesPerDomain: Int = 50, maximumCookies: Int = 3000) {
-        self.jar = Mutex(CookieJar(maximumPerDomain: maximumCookiesPerDomain, maximumCount: maximumCookies))
+        self.jar = NIOLockedValueBox(CookieJar(maximumPerDomain: maximumCookiesPerDomain, maximumCount: maximumCookies))
     }
 
     /// Stores what the `Set-Cookie` field values of a response from `url` set (RFC 6265 §5.2-5.3),
@@ -34,7 +34,7 @@ public final class CookieStorage: Sendable {
             SetCookie.parse(value, now: now).flatMap { CookieAdmission.cookie(from: $0, for: url, now: now) }
         }
         guard !cookies.isEmpty else { return }
-        self.jar.withLock { jar in
+        self.jar.withLockedValue { jar in
             for cookie in cookies {
                 jar.store(cookie, from: url, now: now)
             }
@@ -46,7 +46,7 @@ public final class CookieStorage: Sendable {
     /// connection, none expired at `now`; the longer path first, then the earlier created.
     /// Their last-access time becomes `now`.
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
-        self.jar.withLock { $0.cookies(for: url, now: now) }
+        self.jar.withLockedValue { $0.cookies(for: url, now: now) }
     }
 
     /// The `Cookie` field value for `url` (`a=1; b=2`), or `nil` when no cookie matches.
@@ -65,41 +65,41 @@ public final class CookieStorage: Sendable {
         var cookie = cookie
         cookie.domain = CookieDomain.canonical(cookie.domain)
         guard CookieAdmission.isWellFormed(cookie) else { return false }
-        self.jar.withLock { $0.store(cookie, from: nil, now: Date()) }
+        self.jar.withLockedValue { $0.store(cookie, from: nil, now: Date()) }
         return true
     }
 
     /// Removes the stored cookie with `cookie`'s name, domain and path, if there is one.
     public func deleteCookie(_ cookie: Cookie) {
         let identity = Cookie.Identity(name: cookie.name, domain: CookieDomain.canonical(cookie.domain), path: cookie.path)
-        self.jar.withLock { _ = $0.remove(identity) }
+        self.jar.withLockedValue { _ = $0.remove(identity) }
     }
 
     /// Every stored cookie, sorted by domain, then longer path, then earlier creation. Expired
     /// cookies are included until ``removeExpired(now:)`` or a store that needs the room removes
     /// them (``cookies(for:now:)`` never returns one).
     public var allCookies: [Cookie] {
-        self.jar.withLock { $0.all }
+        self.jar.withLockedValue { $0.all }
     }
 
     /// Removes every cookie.
     public func removeAll() {
-        self.jar.withLock { $0.removeAll() }
+        self.jar.withLockedValue { $0.removeAll() }
     }
 
     /// Removes the cookies expired at `now`.
     public func removeExpired(now: Date = Date()) {
-        self.jar.withLock { $0.removeExpired(now: now) }
+        self.jar.withLockedValue { $0.removeExpired(now: now) }
     }
 
     /// Every stored cookie, the latest created first (the order of a cookie file).
     var newestFirst: [Cookie] {
-        self.jar.withLock { $0.byCreation.reversed() }
+        self.jar.withLockedValue { $0.byCreation.reversed() }
     }
 
     /// Stores the cookies a cookie file gave `reader`, the earliest created first.
     func merge(_ reader: NetscapeCookieReader, now: Date) {
-        self.jar.withLock { jar in
+        self.jar.withLockedValue { jar in
             for cookie in reader.jar.byCreation {
                 jar.store(cookie, from: nil, now: now)
             }
@@ -108,6 +108,6 @@ public final class CookieStorage: Sendable {
 
     /// A jar with the limits of this one, empty.
     func emptyCopy() -> CookieJar {
-        self.jar.withLock { CookieJar(maximumPerDomain: $0.maximumPerDomain, maximumCount: $0.maximumCount) }
+        self.jar.withLockedValue { CookieJar(maximumPerDomain: $0.maximumPerDomain, maximumCount: $0.maximumCount) }
     }
 }
