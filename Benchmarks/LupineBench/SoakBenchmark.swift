@@ -51,6 +51,7 @@ enum SoakBenchmark {
         // NIO's shared event loops open their descriptors when first used: before the count.
         _ = MultiThreadedEventLoopGroup.singleton.next()
         let startingDescriptors = Self.openDescriptors()
+        let described = Self.describedDescriptors()
         let configuration = TransportConfiguration(connectTimeout: .seconds(30), httpVersion: http2 ? .http2PriorKnowledge : .http1)
         let transport = NIOTransport(configuration: configuration)
         let faultTransport = NIOTransport(configuration: TransportConfiguration(connectTimeout: .seconds(30), readTimeout: .seconds(5)))
@@ -118,6 +119,14 @@ enum SoakBenchmark {
         for error in counters.firstErrors.withLock({ $0 }) {
             print("  unexpected: \(error)")
         }
+        // A descriptor more or fewer: which.
+        let after = Self.describedDescriptors()
+        for (descriptor, target) in after.sorted(by: { $0.key < $1.key }) where described[descriptor] != target {
+            print("  descriptor \(descriptor) after shutdown: \(target)\(described[descriptor].map { " (was \($0))" } ?? "")")
+        }
+        for (descriptor, target) in described.sorted(by: { $0.key < $1.key }) where after[descriptor] == nil {
+            print("  descriptor \(descriptor) closed: \(target)")
+        }
         print(String(format: "soak: %d requests, %d failed, RSS %+.1f MiB, fds %+d", requests, counters.unexpected.load(ordering: .relaxed), growth, endingDescriptors - startingDescriptors))
     }
 
@@ -174,5 +183,11 @@ enum SoakBenchmark {
     /// Descriptors open in this process now.
     static func openDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    /// What each descriptor open now refers to (a path, `socket:[…]`, `anon_inode:[eventfd]`).
+    static func describedDescriptors() -> [String: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Dictionary(uniqueKeysWithValues: names.map { ($0, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) ?? "?") })
     }
 }

@@ -19,10 +19,19 @@ extension LupineTestServer {
         /// The `SETTINGS_INITIAL_WINDOW_SIZE` the listener announces, so a client's uploads go
         /// in pieces this small, each waiting for a `WINDOW_UPDATE`; 65,535 when nil.
         public var initialWindowSize: Int?
+        /// How many streams a client may reset on one connection within 30 seconds before the
+        /// listener takes the resets for an attack (RFC 9113 §10.5) and answers
+        /// `GOAWAY(ENHANCE_YOUR_CALM)` naming stream 0, which drops every stream; NIOHTTP2's 200
+        /// when nil. nginx keeps no such count: a client that cancels 1 % of 4,000 requests a
+        /// second resets 200 streams every 5 seconds.
+        public var maximumResetStreams: Int?
 
-        /// Whether the listener announces settings of its own. Over TLS it then offers only `h2`
-        /// by ALPN, and an HTTP/2 connection it serves is not closed for being idle.
-        var announcesSettings: Bool { self.maximumConcurrentStreams != nil || self.initialWindowSize != nil }
+        /// Whether the listener sets NIOHTTP2 up itself (settings of its own, a reset limit),
+        /// which Hummingbird's HTTP/2 channel does not let a server do. Over TLS it then offers
+        /// only `h2` by ALPN, and an HTTP/2 connection it serves is not closed for being idle.
+        var configuresNIOHTTP2: Bool {
+            self.maximumConcurrentStreams != nil || self.initialWindowSize != nil || self.maximumResetStreams != nil
+        }
 
         /// Creates a set of faults; the default injects none.
         public init(
@@ -30,13 +39,15 @@ extension LupineTestServer {
             goAwayErrorCode: UInt32 = 0,
             refuseEvery: Int? = nil,
             maximumConcurrentStreams: Int? = nil,
-            initialWindowSize: Int? = nil
+            initialWindowSize: Int? = nil,
+            maximumResetStreams: Int? = nil
         ) {
             self.goAwayEvery = goAwayEvery
             self.goAwayErrorCode = goAwayErrorCode
             self.refuseEvery = refuseEvery
             self.maximumConcurrentStreams = maximumConcurrentStreams
             self.initialWindowSize = initialWindowSize
+            self.maximumResetStreams = maximumResetStreams
         }
     }
 }

@@ -96,6 +96,9 @@ extension LupineTestServer {
             if let window = http2Faults.initialWindowSize, !(1...Int(Int32.max)).contains(window) {
                 throw StartupError.invalidConfiguration("http2Faults.initialWindowSize must be between 1 and 2^31-1")
             }
+            if let resets = http2Faults.maximumResetStreams, resets < 1 {
+                throw StartupError.invalidConfiguration("http2Faults.maximumResetStreams must be at least 1")
+            }
             if !(requestHeadTimeout > .zero) {
                 throw StartupError.invalidConfiguration("requestHeadTimeout must be positive")
             }

@@ -259,7 +259,7 @@ public final class LupineTestServer: Sendable {
             let idle = min(configuration.idleTimeout ?? configuration.requestHeadTimeout, configuration.requestHeadTimeout)
             let http2 = HTTP2ChannelConfiguration(idleTimeout: idle, gracefulCloseTimeout: idle, streamConfiguration: http1)
             return HTTPServerBuilder { responder in
-                if configuration.http2Faults.announcesSettings {
+                if configuration.http2Faults.configuresNIOHTTP2 {
                     let channel = try HTTP2SettingsChannel(responder: responder, faults: configuration.http2Faults, tls: tlsConfiguration, registry: registry)
                     return TrackedChildChannel(base: channel, registry: registry)
                 }

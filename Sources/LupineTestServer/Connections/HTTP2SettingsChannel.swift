@@ -7,8 +7,8 @@ import NIOHTTPTypesHTTP2
 import NIOSSL
 
 /// An HTTP/2 listener's connections when ``LupineTestServer/HTTP2Faults`` name settings of their
-/// own (a small `MAX_CONCURRENT_STREAMS`, a tiny initial window), which Hummingbird's HTTP/2
-/// channel does not let a server announce: NIOHTTP2 with those settings, each stream served by
+/// own (a small `MAX_CONCURRENT_STREAMS`, a tiny initial window) or a reset limit, which
+/// Hummingbird's HTTP/2 channel does not let a server set: NIOHTTP2 with those settings, each stream served by
 /// Hummingbird's HTTP/1 request loop. Over TLS only `h2` is offered by ALPN. The streams open on
 /// each connection are counted in the ``ConnectionRegistry``.
 struct HTTP2SettingsChannel: ServerChildChannel {
@@ -20,6 +20,7 @@ struct HTTP2SettingsChannel: ServerChildChannel {
     /// Serves one stream's request as an HTTP/1 connection carrying one request.
     let stream: HTTP1Channel
     let settings: HTTP2Settings
+    let maximumResetStreams: Int?
     let tls: NIOSSLContext?
     let registry: ConnectionRegistry
 
@@ -31,6 +32,7 @@ struct HTTP2SettingsChannel: ServerChildChannel {
             settings.append(HTTP2Setting(parameter: .initialWindowSize, value: window))
         }
         self.settings = settings
+        self.maximumResetStreams = faults.maximumResetStreams
         if var tls {
             tls.applicationProtocols = ["h2"]
             self.tls = try NIOSSLContext(configuration: tls)
@@ -48,6 +50,9 @@ struct HTTP2SettingsChannel: ServerChildChannel {
             }
             var configuration = NIOHTTP2Handler.Configuration()
             configuration.connection.initialSettings = self.settings
+            if let maximumResetStreams = self.maximumResetStreams {
+                configuration.stream.streamResetFrameRateLimit.maximumCount = maximumResetStreams
+            }
             let streams = try sync.configureAsyncHTTP2Pipeline(
                 mode: .server,
                 streamDelegate: StreamCounter(connection: channel, registry: self.registry),
