@@ -10,13 +10,12 @@ import NIOConcurrencyHelpers
 /// cancelled, and every later request given it fails with ``TransportError/cancelled``.
 public final class TransportCancellation: Sendable {
     private enum State {
-        /// `handler` is the transport's current step's; `waits` are the session's own (a retry
-        /// delay, a wait for a credential), kept beside it by token.
-        case active(handler: (@Sendable () -> Void)?, waits: [Int: @Sendable () -> Void], nextToken: Int)
+        /// `handler` is the transport's current step's.
+        case active(handler: (@Sendable () -> Void)?)
         case cancelled
     }
 
-    private let state = NIOLockedValueBox(State.active(handler: nil, waits: [:], nextToken: 0))
+    private let state = NIOLockedValueBox(State.active(handler: nil))
 
     /// Creates a handle that is not cancelled.
     public init() {}
@@ -31,14 +30,12 @@ public final class TransportCancellation: Sendable {
 
     /// Cancels the step the transport is in now and every later one. Calling it again does nothing.
     public func cancel() {
-        let handlers: [@Sendable () -> Void] = self.state.withLockedValue { state in
-            guard case .active(let handler, let waits, _) = state else { return [] }
+        let handler: (@Sendable () -> Void)? = self.state.withLockedValue { state in
+            guard case .active(let handler) = state else { return nil }
             state = .cancelled
-            return Array(waits.values) + (handler.map { [$0] } ?? [])
+            return handler
         }
-        for handler in handlers {
-            handler()
-        }
+        handler?()
     }
 
     /// Makes `handler` what ``cancel()`` runs, replacing the handler of the transport's previous
@@ -46,36 +43,12 @@ public final class TransportCancellation: Sendable {
     /// is already cancelled. A transport calls this as it moves from step to step.
     public func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
         let runNow = self.state.withLockedValue { state in
-            guard case .active(_, let waits, let nextToken) = state else { return true }
-            state = .active(handler: handler, waits: waits, nextToken: nextToken)
+            guard case .active = state else { return true }
+            state = .active(handler: handler)
             return false
         }
         if runNow {
             handler()
         }
-    }
-
-    /// Runs `body` with `handler` added to what ``cancel()`` runs, beside the transport's
-    /// current step's handler (which it leaves in place); runs `handler` at once when the handle
-    /// is already cancelled. For the session's own waits between transport steps.
-    package func whileWaiting<Result>(onCancel handler: @escaping @Sendable () -> Void, _ body: () async throws -> Result) async rethrows -> Result {
-        let token: Int? = self.state.withLockedValue { state in
-            guard case .active(let current, var waits, let nextToken) = state else { return nil }
-            waits[nextToken] = handler
-            state = .active(handler: current, waits: waits, nextToken: nextToken + 1)
-            return nextToken
-        }
-        guard let token else {
-            handler()
-            return try await body()
-        }
-        defer {
-            self.state.withLockedValue { state in
-                guard case .active(let current, var waits, let nextToken) = state else { return }
-                waits[token] = nil
-                state = .active(handler: current, waits: waits, nextToken: nextToken)
-            }
-        }
-        return try await body()
     }
 }

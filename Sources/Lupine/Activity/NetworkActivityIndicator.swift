@@ -62,7 +62,7 @@ public final class NetworkActivityIndicator: Sendable {
         self.state = NIOLockedValueBox(State(machine: ActivityStateMachine(activationDelay: activationDelay, completionDelay: completionDelay)))
         self.sleeper = { delay in
             // A caller's delay past what a clock's sleep takes (about 68 years) is capped there.
-            let deadline = clock.now.advanced(by: ConnectivityPolicy.sleepable(delay))
+            let deadline = clock.now.advanced(by: delay.sleepable)
             return { try await clock.sleep(until: deadline, tolerance: nil) }
         }
     }

@@ -78,7 +78,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             let needsRefresh = !refreshing && current?.requiresRefresh == true
             credential = try await self.credential(
                 needing: needsRefresh ? .refresh(generation: generation) : .current,
-                cancellation: context.task.transportCancellation
+                cancellation: context.task.cancellation
             )
         }
         var adapted = request
@@ -103,7 +103,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         do {
             _ = try await self.credential(
                 needing: sentWithCurrent ? .refresh(generation: generation) : .current,
-                cancellation: context.task.transportCancellation
+                cancellation: context.task.cancellation
             )
             return .retry
         } catch {
@@ -115,7 +115,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     ///
     /// The wait ends at once when the Swift task is cancelled, or `cancellation` (the session
     /// task's handle, for a task that runs in its caller's Swift task).
-    private func credential(needing need: State.Need, cancellation: TransportCancellation) async throws -> A.Credential {
+    private func credential(needing need: State.Need, cancellation: TaskCancellation) async throws -> A.Credential {
         let id = self.state.withLockedValue { $0.makeSlot() }
         return try await cancellation.whileWaiting(onCancel: { self.cancelWaiter(id) }) {
             try await self.waitForCredential(id, needing: need)
@@ -163,7 +163,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         let refresh = Task { try await authenticator.refresh(credential) }
         Task {
             let timer = Task {
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                guard (try? await Task.sleep(for: timeout.sleepable)) != nil else { return }
                 self.finish(id, with: .failure(.authenticationFailed(.refreshTimedOut(timeout: timeout))))
                 refresh.cancel()
             }

@@ -25,7 +25,7 @@ extension ConnectivityPolicy {
                 return false
             }
             group.addTask {
-                try? await Task.sleep(for: Self.sleepable(timeout))
+                try? await Task.sleep(for: timeout.sleepable)
                 return false
             }
             let first = await group.next() ?? false
@@ -34,11 +34,5 @@ extension ConnectivityPolicy {
         }
         if Task.isCancelled { return .cancelled }
         return cameBack ? nil : .notConnected(waited: timeout)
-    }
-
-    /// `timeout` within what `Task.sleep` takes without trapping (it converts the deadline to
-    /// 64-bit nanoseconds): from zero to about 68 years.
-    static func sleepable(_ timeout: Duration) -> Duration {
-        min(max(timeout, .zero), .seconds(Int64(Int32.max)))
     }
 }

@@ -30,9 +30,10 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Where the response body goes, which is all that differs between the kinds of task.
     let bodyDestination: BodyDestination
     let gate = SuspensionGate()
-    /// Cancels the task's transport requests when ``cancel()`` is called, also when the task runs
-    /// in its caller's Swift task, which `cancel()` cannot cancel.
-    let transportCancellation = TransportCancellation()
+    /// Cancels the task's transport requests and the session's waits between them when
+    /// ``cancel()`` is called, also when the task runs in its caller's Swift task, which
+    /// `cancel()` cannot cancel.
+    let cancellation = TaskCancellation()
     private let storage: NIOLockedValueBox<MutableState>
     private let tell: @Sendable (SessionTask, TaskEvent) -> Void
 
@@ -164,7 +165,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             self.launch()
         }
         cancelled.runner?.cancel()
-        self.transportCancellation.cancel()
+        self.cancellation.cancel()
     }
 
     /// Whether ``cancel()`` was called; the runner checks it before each step, so a task

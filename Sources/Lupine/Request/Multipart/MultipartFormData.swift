@@ -184,7 +184,7 @@ public struct MultipartFormData: Sendable {
             var remaining = chunk
             while let packet = remaining.readSlice(length: min(packetSize, remaining.readableBytes)), packet.readableBytes > 0 {
                 try await writer.write(packet)
-                try await Task.sleep(for: ConnectivityPolicy.sleepable(delay))
+                try await Task.sleep(for: delay.sleepable)
             }
         }
     }

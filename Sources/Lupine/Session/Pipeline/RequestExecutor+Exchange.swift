@@ -27,7 +27,7 @@ extension RequestExecutor {
             self.features.tell { $0.task(task, willSend: sent) }
             task.delegate.willSendBody(length: sent.body.knownLength)
             self.logger.debug("Sending request", metadata: RequestLogMetadata.request(sent, task: task))
-            var transportRequest = TransportRequest(sent, progress: task.delegate, cancellation: task.transportCancellation)
+            var transportRequest = TransportRequest(sent, progress: task.delegate, cancellation: task.cancellation.transport)
             transportRequest.serverTrustEvaluator = self.serverTrustEvaluator
             transportRequest.clientIdentityProvider = self.clientIdentityProvider
             let response = try await self.transport.execute(transportRequest)

@@ -125,7 +125,7 @@ extension RequestExecutor {
         outcome.head = nil
         outcome.retryCount += 1
         if delay > .zero {
-            try await Self.cancellable(by: task) { try await Task.sleep(for: delay) }
+            try await Self.cancellable(by: task) { try await Task.sleep(for: delay.sleepable) }
         }
         // A task suspended during the wait sends nothing until it is resumed.
         await task.gate.pass()
@@ -141,7 +141,7 @@ extension RequestExecutor {
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let child = Task { try await operation() }
-        return try await task.transportCancellation.whileWaiting(onCancel: { child.cancel() }) {
+        return try await task.cancellation.whileWaiting(onCancel: { child.cancel() }) {
             try await withTaskCancellationHandler {
                 try await child.value
             } onCancel: {

@@ -169,7 +169,7 @@ final class ConditionalHold: RequestInterceptor {
             state.next += 1
             return state.next
         }
-        let released = await context.task.transportCancellation.whileWaiting(onCancel: { self.finish(id, released: false) }) {
+        let released = await context.task.cancellation.whileWaiting(onCancel: { self.finish(id, released: false) }) {
             await withCheckedContinuation { continuation in
                 let now: Bool? = self.state.withLockedValue { state in
                     state.held += 1
