@@ -59,6 +59,21 @@ struct AuthenticationInterceptorTests {
         }
     }
 
+    /// `Task.sleep` traps on a delay past 2^63 ns: a refresh timeout of `Int64.max` seconds
+    /// (no timeout, as a caller may write it) is waited within what it takes.
+    @Test func anEndlessRefreshTimeoutIsNoTrap() async throws {
+        let gate = Gate()
+        let (authenticator, interceptor) = Self.refreshingToFresh(after: gate, timeout: .seconds(Int64.max))
+        try await withSessionManager { server, manager in
+            manager.interceptor = interceptor
+            async let completions = Self.concurrently(2, manager, server.request("/bearer/fresh"))
+            try await waitUntil("both refused") { interceptor.waitingCount == 2 }
+            await gate.open()
+            #expect(await completions.allSatisfy { $0.statusCode == 200 && $0.error == nil })
+            #expect(authenticator.refreshes.all == ["stale"])
+        }
+    }
+
     @Test func aRefreshThatThrowsFailsEveryWaiter() async throws {
         let gate = Gate()
         let authenticator = BearerAuthenticator { _ in

@@ -125,7 +125,7 @@ extension RequestExecutor {
         outcome.head = nil
         outcome.retryCount += 1
         if delay > .zero {
-            try await Self.cancellable(by: task) { try await Task.sleep(for: delay.sleepable) }
+            try await Self.cancellable(by: task) { try await Task.sleep(for: delay) }
         }
         // A task suspended during the wait sends nothing until it is resumed.
         await task.gate.pass()

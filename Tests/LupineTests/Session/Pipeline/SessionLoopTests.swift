@@ -192,6 +192,33 @@ import Testing
         #expect(underlying is Refusal)
     }
 
+    /// `Task.sleep` traps on a delay past 2^63 ns: a retrier's delay of `Int64.max` seconds is
+    /// waited as ``RetryDecision/maximumDelay``, which a cancel ends; every other delay a caller
+    /// gives is waited within what `Task.sleep` takes (`sleepable`).
+    @Test func aRetrierAskingForAnEndlessDelayWaitsUntilCancelled() async throws {
+        struct Endless: RequestInterceptor {
+            let asked: NIOLockedValueBox<Bool>
+            func retry(_ context: RetryContext) async throws -> RetryDecision {
+                self.asked.withLockedValue { $0 = true }
+                return .retryAfter(.seconds(Int64.max))
+            }
+        }
+        let asked = NIOLockedValueBox(false)
+        let transport = ScriptedTransport([.respond(.serviceUnavailable)])
+        let manager = Self.session(transport)
+        manager.interceptor = Endless(asked: asked)
+        let request = Task { await Self.failure { _ = try await manager.get("x") } }
+        try await waitUntil("the retrier is asked") { asked.withLockedValue { $0 } }
+        request.cancel()
+        let error = await request.value
+        guard case .cancelled? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(transport.sent.count == 1)
+        #expect(Duration.seconds(Int64.max).sleepable == .seconds(Int64(Int32.max)) && Duration.seconds(-1).sleepable == .zero)
+    }
+
     // MARK: Challenges
 
     static let challenge = ScriptedTransport.Step.respond(.unauthorized, headers: ["WWW-Authenticate": #"Basic realm="lupine""#])
