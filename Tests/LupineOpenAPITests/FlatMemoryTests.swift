@@ -26,8 +26,9 @@ import Testing
             let measured = try await Self.runChild(server: server, length: Self.large, in: folder)
             #expect(baseline.report == "uploaded \(Self.small) downloaded \(Self.small) matching")
             #expect(measured.report == "uploaded \(Self.large) downloaded \(Self.large) matching")
-            // Buffering either body would add at least 102,400 KiB.
-            #expect(measured.peakKiB - baseline.peakKiB < 32 * 1024, "peaks \(baseline.peakKiB) KiB and \(measured.peakKiB) KiB")
+            // Buffering either body would add at least 102,400 KiB. (Under a sanitizer the peak
+            // is mostly its shadow memory: measured in the plain run.)
+            #expect(Sanitizers.isActive || measured.peakKiB - baseline.peakKiB < 32 * 1024, "peaks \(baseline.peakKiB) KiB and \(measured.peakKiB) KiB")
         }
     }
 

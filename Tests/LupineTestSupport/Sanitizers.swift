@@ -20,11 +20,11 @@ public enum Sanitizers {
     /// not Lupine's, and is measured only in the plain run.
     public static var isActive: Bool { Self.thread || Self.address }
 
-    /// `count`, cut for a run under ThreadSanitizer, which makes every memory access many times
+    /// `count`, cut for a run under a sanitizer, which makes every memory access several times
     /// slower: a load test keeps its shape (its concurrency, a GOAWAY every so many streams) with
     /// a tenth of the requests.
     public static func load(_ count: Int) -> Int {
-        Self.thread ? max(1, count / 10) : count
+        Self.isActive ? max(1, count / 10) : count
     }
 
     private static func runtimeHas(_ symbol: String) -> Bool {

@@ -248,8 +248,8 @@ import Testing
     }
 
     /// nginx sends a graceful GOAWAY every 1,000 streams of a connection: under load, the streams
-    /// it did not process are sent again on another connection, and none fails. (Under
-    /// ThreadSanitizer: 2,000 requests, a GOAWAY every 100 streams.)
+    /// it did not process are sent again on another connection, and none fails. (Under a
+    /// sanitizer: 2,000 requests, a GOAWAY every 100 streams.)
     @Test func aGracefulGOAWAYEveryThousandStreamsLosesNoRequest() async throws {
         let every = Sanitizers.load(1000)
         let server = LupineTestServer.Configuration(http2: true, http2Faults: .init(goAwayEvery: every))
