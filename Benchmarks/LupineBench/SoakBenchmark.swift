@@ -48,8 +48,10 @@ enum SoakBenchmark {
         print(
             "mix per 100: 1 × 1 MiB body, 5 × 64 KiB upload, 5 × two redirects, 10 × revalidation (304), 5 × a 503 then retried, 1 × cancelled mid-body, 2 × connection cut by the server, 71 × small GET"
         )
-        // NIO's shared event loops open their descriptors when first used: before the count.
+        // NIO's shared event loops, and libdispatch's timer (a timerfd, opened by the first
+        // Task.sleep), open their descriptors when first used: before the count.
         _ = MultiThreadedEventLoopGroup.singleton.next()
+        try await Task.sleep(for: .milliseconds(1))
         let startingDescriptors = Self.openDescriptors()
         let described = Self.describedDescriptors()
         let configuration = TransportConfiguration(connectTimeout: .seconds(30), httpVersion: http2 ? .http2PriorKnowledge : .http1)
