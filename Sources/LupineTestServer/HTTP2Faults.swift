@@ -19,11 +19,12 @@ extension LupineTestServer {
         /// The `SETTINGS_INITIAL_WINDOW_SIZE` the listener announces, so a client's uploads go
         /// in pieces this small, each waiting for a `WINDOW_UPDATE`; 65,535 when nil.
         public var initialWindowSize: Int?
-        /// How many streams a client may reset on one connection within 30 seconds before the
-        /// listener takes the resets for an attack (RFC 9113 §10.5) and answers
-        /// `GOAWAY(ENHANCE_YOUR_CALM)` naming stream 0, which drops every stream; NIOHTTP2's 200
-        /// when nil. nginx keeps no such count: a client that cancels 1 % of 4,000 requests a
-        /// second resets 200 streams every 5 seconds.
+        /// How many streams a client may reset on one connection within 30 seconds (and how many
+        /// stream errors, which the late frames of reset streams become) before the listener
+        /// takes them for an attack (RFC 9113 §10.5) and answers `GOAWAY(ENHANCE_YOUR_CALM)`
+        /// naming stream 0, which drops every stream; NIOHTTP2's 200 when nil. nginx keeps no
+        /// such count: a client that cancels 1 % of 4,000 requests a second resets 200 streams
+        /// every 5 seconds.
         public var maximumResetStreams: Int?
 
         /// Whether the listener sets NIOHTTP2 up itself (settings of its own, a reset limit),

@@ -51,7 +51,11 @@ struct HTTP2SettingsChannel: ServerChildChannel {
             var configuration = NIOHTTP2Handler.Configuration()
             configuration.connection.initialSettings = self.settings
             if let maximumResetStreams = self.maximumResetStreams {
+                // The late frames of streams a client reset count as stream errors once more than
+                // NIOHTTP2's 32 most recent resets are behind them: the same allowance.
                 configuration.stream.streamResetFrameRateLimit.maximumCount = maximumResetStreams
+                configuration.stream.streamErrorRateLimit.maximumCount = maximumResetStreams
+                configuration.connection.maximumConnectionGlitches = maximumResetStreams
             }
             let streams = try sync.configureAsyncHTTP2Pipeline(
                 mode: .server,
