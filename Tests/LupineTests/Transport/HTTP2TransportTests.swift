@@ -448,39 +448,6 @@ import Testing
         }
     }
 
-    /// The same burst against a server that takes resets as nginx does, without counting them
-    /// (``LupineTestServer/HTTP2Faults/maximumResetStreams``, which the soak's server uses): one
-    /// connection carries all 600 requests, the cancelled ones reset alone, and no upload fails.
-    @Test func aServerThatDoesNotCountResetsKeepsItsConnectionThroughABurstOfCancels() async throws {
-        let server = LupineTestServer.Configuration(http2: true, http2Faults: .init(maximumResetStreams: 100_000))
-        try await withServerAndTransport(server: server, transport: Self.configuration(.http2PriorKnowledge, connections: 1)) { server, transport in
-            let upload = [UInt8](repeating: UInt8(ascii: "u"), count: 64 << 10)
-            let failures = try await withThrowingTaskGroup(of: String?.self) { group in
-                for index in 0..<600 {
-                    group.addTask {
-                        if index % 2 == 0 {
-                            let cancellation = TransportCancellation()
-                            let response = try? await transport.execute(TransportRequest(url: server.baseURL.appending("/drip?numbytes=4&duration=2"), cancellation: cancellation))
-                            cancellation.cancel()
-                            _ = response
-                            return nil
-                        }
-                        let request = TransportRequest(method: .POST, url: server.baseURL.appending("/upload"), body: .bytes(upload), cancellation: TransportCancellation())
-                        do {
-                            let (response, _) = try await transport.fetch(request)
-                            return response.status == .ok ? nil : "\(response.status)"
-                        } catch {
-                            return "\(error)"
-                        }
-                    }
-                }
-                return try await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
-            }
-            #expect(failures.isEmpty, "\(failures.count) failed: \(failures.prefix(3))")
-            #expect(server.connections.accepted == 1)
-        }
-    }
-
     @Test func priorKnowledgeToAnHTTP11ServerFailsWithATypedError() async throws {
         try await withServerAndTransport(server: .init(), transport: Self.configuration(.http2PriorKnowledge)) { server, transport in
             await #expect {
