@@ -140,45 +140,13 @@ struct ConnectionFactory: Sendable {
                     let readiness = Readiness(eventLoop: channel.eventLoop)
                     try channel.pipeline.syncOperations.addHandler(readiness)
                     outcomes.withLockedValue { $0[ObjectIdentifier(channel)] = readiness.ready.futureResult }
-                    let start = { () throws -> Void in
-                        try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
-                    }
-                    guard let proxy = key.proxy else {
-                        return try start()
-                    }
-                    guard !key.isForwardedByProxy else {
-                        // Over TLS to the proxy, the connection is ready once the handshake is.
-                        guard let handshake = try self.addProxyTLS(on: channel, proxy: proxy, readiness: readiness) else {
-                            return try start()
-                        }
-                        handshake.assumeIsolated().whenSuccess {
-                            do {
-                                try start()
-                            } catch {
-                                readiness.ready.fail(error)
-                            }
-                        }
-                        return
-                    }
-                    let established = channel.eventLoop.makePromise(of: Void.self)
-                    established.futureResult.assumeIsolated().whenComplete { result in
-                        setup.mark(.proxyConnectStart)
-                        setup.mark(.proxyConnectEnd)
-                        do {
-                            try result.get()
-                            try start()
-                        } catch {
-                            readiness.ready.fail(error)
-                        }
-                    }
-                    let tunnel: any ChannelHandler =
-                        proxy.speaksHTTP
-                        ? HTTPConnectTunnel(proxy: proxy, host: key.host, port: key.port, established: established)
-                        : SOCKS5Tunnel(proxy: proxy, host: key.host, port: key.port, eventLoop: channel.eventLoop, established: established)
-                    // Ahead of the readiness handler, so that a proxy closing mid-handshake is
-                    // reported as the proxy's failure, not as a connection closed.
-                    try channel.pipeline.syncOperations.addHandler(tunnel, position: .first)
-                    _ = try self.addProxyTLS(on: channel, proxy: proxy, readiness: readiness)
+                    try self.addSetupHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
+                    // First in the pipeline, ahead of a tunnel or TLS handler that starts work on
+                    // `channelActive`: the connect future completes later than that.
+                    let tunnelled = key.proxy != nil && !key.isForwardedByProxy
+                    let tlsToOrigin = key.proxy == nil && key.scheme == .https && key.trustEvaluator != nil
+                    let timer = ConnectTimer(setup: setup, then: tunnelled ? [.proxyConnectStart] : tlsToOrigin ? [.secureConnectionStart] : [])
+                    try channel.pipeline.syncOperations.addHandler(timer, position: .first)
                 }
             }
 
@@ -207,11 +175,9 @@ struct ConnectionFactory: Sendable {
             case .failure(let error):
                 connected.fail(Self.connectError(error, key: key, timeout: connectTimeout))
             case .success(let channel):
+                // NIO completes the connect before it fires `channelActive`: a cleartext
+                // connection, ready at once, may carry its first request before the timer runs.
                 setup.mark(.connectEnd)
-                // The tunnel is asked for as the connection to the proxy opens.
-                if key.proxy != nil, !key.isForwardedByProxy {
-                    setup.mark(.proxyConnectStart)
-                }
                 connected.futureResult.whenFailure { _ in channel.close(promise: nil) }
                 // Happy eyeballs may have initialised several channels: take the one that won.
                 guard
@@ -227,6 +193,59 @@ struct ConnectionFactory: Sendable {
             }
         }
         return connected.futureResult
+    }
+
+    /// Adds what a new channel needs before its connect completes: the handlers that reach the
+    /// origin at once, or, through a proxy, what opens the tunnel (or the TLS to the proxy) and
+    /// adds them once it is open.
+    private func addSetupHandlers(
+        on channel: any Channel,
+        readiness: Readiness,
+        id: PoolConnectionID,
+        key: PoolKey,
+        setup: MetricsRecorder,
+        events: Events
+    ) throws {
+        let start = { () throws -> Void in
+            try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
+        }
+        guard let proxy = key.proxy else {
+            try start()
+            return
+        }
+        guard !key.isForwardedByProxy else {
+            // Over TLS to the proxy, the connection is ready once the handshake is.
+            guard let handshake = try self.addProxyTLS(on: channel, proxy: proxy, readiness: readiness) else {
+                try start()
+                return
+            }
+            handshake.assumeIsolated().whenSuccess {
+                do {
+                    try start()
+                } catch {
+                    readiness.ready.fail(error)
+                }
+            }
+            return
+        }
+        let established = channel.eventLoop.makePromise(of: Void.self)
+        established.futureResult.assumeIsolated().whenComplete { result in
+            setup.mark(.proxyConnectEnd)
+            do {
+                try result.get()
+                try start()
+            } catch {
+                readiness.ready.fail(error)
+            }
+        }
+        let tunnel: any ChannelHandler =
+            proxy.speaksHTTP
+            ? HTTPConnectTunnel(proxy: proxy, host: key.host, port: key.port, established: established)
+            : SOCKS5Tunnel(proxy: proxy, host: key.host, port: key.port, eventLoop: channel.eventLoop, established: established)
+        // Ahead of the readiness handler, so that a proxy closing mid-handshake is
+        // reported as the proxy's failure, not as a connection closed.
+        try channel.pipeline.syncOperations.addHandler(tunnel, position: .first)
+        _ = try self.addProxyTLS(on: channel, proxy: proxy, readiness: readiness)
     }
 
     /// For an HTTPS proxy, puts TLS to the proxy under everything else on `channel`, its
@@ -274,7 +293,11 @@ struct ConnectionFactory: Sendable {
             readiness.ready.completeWith(try self.speak(on: channel, id: id, key: key, negotiated: nil, setup: setup, events: events))
             return
         }
-        setup.mark(.secureConnectionStart)
+        // Through a tunnel the handshake starts now; straight to the origin, when the connect
+        // completes (marked there by the `ConnectTimer`).
+        if channel.isActive {
+            setup.mark(.secureConnectionStart)
+        }
         let trustRejection = NIOLockedValueBox<(reason: String, chain: [[UInt8]])?>(nil)
         let tlsHandler = try Self.makeTLSHandler(
             context: key.clientIdentityProvider.map { try self.sslContext(for: key, askingFor: $0) } ?? self.sslContext(for: key.httpVersion),

@@ -33,6 +33,7 @@ enum WireProtocol: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// Runs `body` with a freshly started test server and a transport, both speaking `wire` when
 /// given, shutting both down afterwards whether `body` succeeds or throws.
+@discardableResult
 func withServerAndTransport<Result>(
     over wire: WireProtocol? = nil,
     // Started `lenient`: the server's own deadline is not what these tests test.

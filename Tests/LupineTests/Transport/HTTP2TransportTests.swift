@@ -31,7 +31,10 @@ import Testing
             #expect(response.headers["X-Lupine-Protocol"] == ["h2"])
             #expect((body.jsonObject?["args"] as? [String: Any])?["a"] as? String == "1")
             let metrics = response.metrics
-            #expect(metrics.secureConnectionEnd != nil)
+            // The handshake starts when the connect ends, not when the channel is set up.
+            let phases = [metrics.connectStart, metrics.connectEnd, metrics.secureConnectionStart, metrics.secureConnectionEnd]
+            #expect(phases.allSatisfy { $0 != nil }, "\(metrics)")
+            #expect(phases.compactMap { $0 } == phases.compactMap { $0 }.sorted(), "\(metrics)")
             #expect(metrics.bytesReceived > 0)
             #expect(metrics.networkProtocolName == "h2")
         }

@@ -222,7 +222,7 @@ import Testing
             #expect(response.status == .ok)
             let metrics = response.metrics
             #expect(metrics.domainLookupDuration != nil)
-            #expect(metrics.connectDuration != nil)
+            #expect(metrics.connectDuration != nil, "\(metrics)")
             #expect(metrics.timeToFirstByte != nil)
             #expect(metrics.totalDuration != nil)
             #expect(metrics.isReusedConnection == false)
