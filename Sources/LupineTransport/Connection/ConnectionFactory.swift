@@ -140,7 +140,9 @@ struct ConnectionFactory: Sendable {
                     let readiness = Readiness(eventLoop: channel.eventLoop)
                     try channel.pipeline.syncOperations.addHandler(readiness)
                     outcomes.withLockedValue { $0[ObjectIdentifier(channel)] = readiness.ready.futureResult }
-                    try self.addSetupHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
+                    try self.addSetupHandlers(on: channel, key: key, readiness: readiness, setup: setup) {
+                        try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
+                    }
                     // First in the pipeline, ahead of a tunnel or TLS handler that starts work on
                     // `channelActive`: the connect future completes later than that.
                     let tunnelled = key.proxy != nil && !key.isForwardedByProxy
@@ -195,20 +197,16 @@ struct ConnectionFactory: Sendable {
         return connected.futureResult
     }
 
-    /// Adds what a new channel needs before its connect completes: the handlers that reach the
-    /// origin at once, or, through a proxy, what opens the tunnel (or the TLS to the proxy) and
-    /// adds them once it is open.
+    /// Adds what a new channel needs before its connect completes: by `start`, the handlers that
+    /// reach the origin at once, or, through a proxy, what opens the tunnel (or the TLS to the
+    /// proxy) and runs `start` once it is open.
     private func addSetupHandlers(
         on channel: any Channel,
-        readiness: Readiness,
-        id: PoolConnectionID,
         key: PoolKey,
+        readiness: Readiness,
         setup: MetricsRecorder,
-        events: Events
+        start: @escaping () throws -> Void
     ) throws {
-        let start = { () throws -> Void in
-            try self.addHandlers(on: channel, readiness: readiness, id: id, key: key, setup: setup, events: events)
-        }
         guard let proxy = key.proxy else {
             try start()
             return
@@ -240,8 +238,16 @@ struct ConnectionFactory: Sendable {
         }
         let tunnel: any ChannelHandler =
             proxy.speaksHTTP
-            ? HTTPConnectTunnel(proxy: proxy, host: key.host, port: key.port, established: established)
-            : SOCKS5Tunnel(proxy: proxy, host: key.host, port: key.port, eventLoop: channel.eventLoop, established: established)
+            ? ProxyTunnel(
+                proxy: proxy,
+                handshake: channel.eventLoop.makeSucceededFuture(HTTPConnectHandshake(proxy: proxy, host: key.host, port: key.port)),
+                established: established
+            )
+            : ProxyTunnel(
+                proxy: proxy,
+                handshake: SOCKS5Handshake.prepare(proxy: proxy, host: key.host, port: key.port, on: channel.eventLoop),
+                established: established
+            )
         // Ahead of the readiness handler, so that a proxy closing mid-handshake is
         // reported as the proxy's failure, not as a connection closed.
         try channel.pipeline.syncOperations.addHandler(tunnel, position: .first)

@@ -537,8 +537,8 @@ import Testing
         }
     }
 
-    /// socks5h carries a name in at most 255 bytes: a longer one is refused before it is sent,
-    /// never cut into another host's name.
+    /// socks5h carries a name in at most 255 bytes: a longer one is refused before the handshake
+    /// starts (the proxy receives nothing), never cut into another host's name.
     @Test func aNameTooLongForSOCKS5IsRefusedNotCut() async throws {
         try await withScriptedServerAndTransport { proxyServer, _ in
             let proxy = Proxy(kind: .socks5h, host: "127.0.0.1", port: proxyServer.url.port ?? 0)
@@ -547,15 +547,13 @@ import Testing
             let name = String(repeating: "a", count: 251) + ".localhost"
             async let outcome = Self.failure { _ = try await transport.get(URL(string: "http://\(name)/")!) }
             let connection = try await proxyServer.nextConnection()
-            #expect(await connection.readBytes(3) == [0x05, 0x01, 0x00])
-            try await connection.write(ByteBuffer(bytes: [0x05, 0x00]))
+            #expect(await connection.readBytes(1) == [])
             let error = await outcome
             guard case TransportError.proxyFailed(_, let reason)? = error else {
                 Issue.record("expected proxyFailed, got \(String(describing: error))")
                 return
             }
             #expect(reason.contains("longer than the 255 bytes"), "\(reason)")
-            try await connection.close()
         }
     }
 
