@@ -1,5 +1,7 @@
 import Foundation
 
+/// The exchange stage: one attempt's requests on the wire, from the first through every redirect
+/// and Basic challenge to the final response, with cookies, hooks and logs at each hop.
 extension RequestExecutor {
     /// One attempt: sends `request`, follows redirects and answers Basic challenges, and returns
     /// the final response with its body unread. Every discarded hop's metrics go to `outcome`.
