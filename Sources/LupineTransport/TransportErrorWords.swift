@@ -71,6 +71,9 @@ package enum TransportErrorWords {
     /// Any error in words: a system error as the system words it, a Lupine error as its
     /// description, anything else as its description on one line without file paths.
     package static func describe(_ error: any Error) -> String {
+        if case NIOSSLError.uncleanShutdown = error {
+            return "the TLS connection was closed without close_notify"
+        }
         switch error {
         case let error as IOError:
             return self.systemMessage(error.errnoCode)

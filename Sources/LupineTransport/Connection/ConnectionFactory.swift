@@ -106,8 +106,9 @@ struct ConnectionFactory: Sendable {
         let connected = eventLoop.makePromise(of: (connection: HTTPConnection, capacity: Int).self)
         let connectTimeout = self.configuration.connectTimeout
         let timeout = eventLoop.scheduleTask(in: connectTimeout) {
-            // Named by where the time went: the proxy (its tunnel), the socket, or the origin.
-            if let proxy = key.proxy {
+            // Named by where the time went: the proxy (its tunnel), the socket, or the origin
+            // (directly, or through a tunnel already open: its TLS handshake).
+            if let proxy = key.proxy, setup.snapshot.proxyConnectEnd == nil || key.isForwardedByProxy {
                 connected.fail(TransportError.proxyConnectionFailed(proxy: proxy.endpoint, reason: "connecting through it did not complete within \(connectTimeout.lupineSeconds) s"))
             } else if let socketPath = key.socketPath {
                 connected.fail(TransportError.unixSocketUnusable(path: socketPath, reason: "the connection over it did not complete within \(connectTimeout.lupineSeconds) s"))

@@ -15,6 +15,9 @@ struct HTTPConnectHandshake: ProxyHandshake {
     private let target: String
     private let authorization: String?
     private let hasCredentials: Bool
+    /// How much of the answer is known to hold no end of head: each read scans only what came
+    /// since, less the three bytes an end may straddle.
+    private var scanned = 0
 
     /// The handshake for a tunnel through `proxy` to `host` and `port`.
     init(proxy: Proxy, host: String, port: Int) {
@@ -32,9 +35,10 @@ struct HTTPConnectHandshake: ProxyHandshake {
         return .send(Array(head.utf8))
     }
 
-    func read(_ received: inout ByteBuffer) -> ProxyHandshakeStep {
+    mutating func read(_ received: inout ByteBuffer) -> ProxyHandshakeStep {
         let bytes = received.readableBytesView
-        let end = Self.endOfHead(in: bytes)
+        let end = Self.endOfHead(in: bytes, from: bytes.startIndex + max(0, self.scanned - 3))
+        self.scanned = bytes.count
         guard let end, end.head - bytes.startIndex <= Self.maximumHeadSize else {
             if end != nil || received.readableBytes > Self.maximumHeadSize {
                 return .fail("its answer to CONNECT is longer than \(Self.maximumHeadSize / 1024) KiB", mayPass: false)
@@ -65,8 +69,8 @@ struct HTTPConnectHandshake: ProxyHandshake {
     /// Where the head in `bytes` ends (the empty line that ends it) and where what follows it
     /// starts, if the empty line is there: CRLF line ends, or a lone LF, as RFC 9112 §2.2 lets a
     /// recipient accept.
-    private static func endOfHead(in bytes: ByteBufferView) -> (head: Int, body: Int)? {
-        var index = bytes.startIndex
+    private static func endOfHead(in bytes: ByteBufferView, from start: Int) -> (head: Int, body: Int)? {
+        var index = start
         while index < bytes.endIndex {
             if bytes[index] == 10 {
                 let next = index + 1

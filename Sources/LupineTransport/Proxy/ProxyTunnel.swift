@@ -24,12 +24,6 @@ protocol ProxyHandshake {
     mutating func read(_ received: inout ByteBuffer) -> ProxyHandshakeStep
 }
 
-/// A handshake that could not be prepared (a target name this side could not resolve): the
-/// tunnel fails with `reason`, naming the proxy.
-struct ProxyHandshakeUnprepared: Error {
-    let reason: String
-}
-
 /// Opens a tunnel through a proxy by `Handshake`, first in the channel's pipeline: once the
 /// connection to the proxy is open (and the handshake prepared), it sends the handshake's bytes
 /// and feeds it the proxy's answers. When the tunnel opens it succeeds `established`, hands on
@@ -38,7 +32,8 @@ struct ProxyHandshakeUnprepared: Error {
 /// ``TransportError/proxyFailed(proxy:reason:)`` (or
 /// ``TransportError/proxyCouldNotReachOrigin(proxy:reason:)`` when another try may pass, or
 /// ``TransportError/proxyConnectionFailed(proxy:reason:)`` when it closed), and closes the
-/// connection before a byte reaches the origin.
+/// connection before a byte reaches the origin. A handshake that could not be prepared fails
+/// `established` with its own error.
 ///
 /// Confined to the channel's event loop.
 final class ProxyTunnel<Handshake: ProxyHandshake>: ChannelDuplexHandler, RemovableChannelHandler {
@@ -88,8 +83,10 @@ final class ProxyTunnel<Handshake: ProxyHandshake>: ChannelDuplexHandler, Remova
                 self.state = .handshaking(handshake)
                 self.perform(step, context: context)
             case .failure(let error):
-                let reason = (error as? ProxyHandshakeUnprepared)?.reason ?? TransportErrorWords.describe(error)
-                self.fail(reason, mayPass: false, context: context)
+                // Not the proxy's doing (a target name that does not resolve here): as it is.
+                self.state = .done
+                self.established.fail(error)
+                context.close(promise: nil)
             }
         }
     }

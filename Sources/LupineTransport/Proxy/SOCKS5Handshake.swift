@@ -4,7 +4,8 @@ import NIOPosix
 /// The handshake of a tunnel through a SOCKS5 proxy (RFC 1928): it offers no authentication, and
 /// user name and password (RFC 1929) when the proxy has credentials, then asks the proxy to
 /// connect to the target, by name (`socks5h`: the proxy resolves it) or by address (`socks5`:
-/// resolved here, before the handshake starts). Replies 1 and 3 to 6 (the origin unreachable or
+/// resolved here, before the handshake starts; a name that does not resolve fails as
+/// ``TransportError/hostNotFound(host:)``). Replies 1 and 3 to 6 (the origin unreachable or
 /// refusing) may pass on another try; the proxy's other refusals, and a reply that is not SOCKS5,
 /// will not.
 struct SOCKS5Handshake: ProxyHandshake {
@@ -40,11 +41,8 @@ struct SOCKS5Handshake: ProxyHandshake {
             return eventLoop.makeSucceededFuture(Self(target: .name(host, port: port), credentials: credentials))
         }
         return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) {
-            guard let address = Self.lookUp(host) else {
-                throw ProxyHandshakeUnprepared(
-                    reason: "the target's name could not be resolved here (\(TransportErrorWords.describe(TransportError.hostNotFound(host: host))))"
-                )
-            }
+            // Not the proxy's failure: the proxy was asked nothing.
+            guard let address = Self.lookUp(host) else { throw TransportError.hostNotFound(host: host) }
             return Self(target: .address(address, port: port), credentials: credentials)
         }
     }
@@ -88,7 +86,7 @@ struct SOCKS5Handshake: ProxyHandshake {
                 let user = Array(credentials.user.utf8)
                 let password = Array(credentials.password.utf8)
                 guard user.count <= 255, password.count <= 255 else {
-                    return .fail("its user name and password must be at most 255 bytes each", mayPass: false)
+                    return .fail("SOCKS5 carries a user name and a password of at most 255 bytes each", mayPass: false)
                 }
                 self.stage = .authenticating
                 return .send([0x01, UInt8(user.count)] + user + [UInt8(password.count)] + password)

@@ -557,9 +557,30 @@ import Testing
         }
     }
 
-    /// A proxy that takes the connection and then says nothing is named when the connect
-    /// deadline passes, not the origin it never reached.
-    @Test func aSilentProxyIsNamedWhenTheDeadlinePasses() async throws {
+    /// socks5 resolves the target here, before the greeting: a name that does not resolve is the
+    /// name's failure (as curl's `Could not resolve host`), and the proxy is asked nothing.
+    @Test func aTargetSOCKS5CannotResolveHereIsHostNotFound() async throws {
+        try await withScriptedServerAndTransport { proxyServer, _ in
+            let proxy = Proxy(kind: .socks5, host: "127.0.0.1", port: proxyServer.url.port ?? 0)
+            let transport = try Self.transport(through: proxy)
+            defer { Task { await transport.shutdown() } }
+            async let outcome = Self.failure { _ = try await transport.get(URL(string: "http://nosuchhost.invalid/")!) }
+            let connection = try await proxyServer.nextConnection()
+            #expect(await connection.readBytes(1) == [])
+            let error = await outcome
+            guard case TransportError.hostNotFound(let host)? = error else {
+                Issue.record("expected hostNotFound, got \(String(describing: error))")
+                return
+            }
+            #expect(host == "nosuchhost.invalid")
+        }
+    }
+
+    /// Named by where the time went when the connect deadline passes: a proxy that takes the
+    /// connection and then says nothing is the proxy's failure, not the origin it never reached;
+    /// once it has opened the tunnel, a silent origin's TLS handshake is the origin's timeout (as
+    /// curl's `SSL connection timeout`).
+    @Test(arguments: [false, true]) func theDeadlineNamesWhereTheTimeWent(tunnelOpens: Bool) async throws {
         try await withScriptedServerAndTransport { proxyServer, _ in
             let transport = NIOTransport(
                 configuration: TransportConfiguration(
@@ -570,13 +591,20 @@ import Testing
             defer { Task { await transport.shutdown() } }
             async let outcome = Self.failure { _ = try await transport.get(URL(string: "https://origin.example/get")!) }
             let connection = try await proxyServer.nextConnection()
-            let error = await outcome
-            guard case TransportError.proxyConnectionFailed(let named, let reason)? = error else {
-                Issue.record("expected proxyFailed, got \(String(describing: error))")
-                return
+            if tunnelOpens {
+                #expect(await connection.readRequestHead()?.hasPrefix("CONNECT origin.example:443 HTTP/1.1") == true)
+                try await connection.write("HTTP/1.1 200 Connection established\r\n\r\n")
             }
-            #expect(named == "127.0.0.1:\(proxyServer.url.port ?? 0)")
-            #expect(reason.contains("did not complete within"), "\(reason)")
+            let error = await outcome
+            switch error {
+            case TransportError.proxyConnectionFailed(let named, let reason)? where !tunnelOpens:
+                #expect(named == "127.0.0.1:\(proxyServer.url.port ?? 0)")
+                #expect(reason.contains("did not complete within"), "\(reason)")
+            case TransportError.connectTimeout(let host, let port, _)? where tunnelOpens:
+                #expect(host == "origin.example" && port == 443)
+            default:
+                Issue.record("unexpected: \(String(describing: error))")
+            }
             try await connection.close()
         }
     }
