@@ -7,7 +7,7 @@ Listens on 127.0.0.1:PORT. Each request the harness sends is sent again by one `
 (`lupine METHOD --cache CACHE_DIR --print hb ORIGIN/PATH Header:value ...`), and what `lupine`
 prints (the response head and body, from the network or from its cache) is the answer. Redirects
 are not followed (`--max-redirects 0`), as a cache in front of the harness would not follow them.
-A method `lupine` has no command for is answered `501`, and such a test fails. The harness's own
+A method `lupine` has no command for is sent with `-X` (`lupine get -X M-SEARCH ...`). The harness's own
 control requests (`/config/…`, which sets up a test, and `/state/…`, which reads what the server
 saw) go straight to the server: they are not what is tested.
 """
@@ -70,9 +70,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         if self.path.startswith(("/config/", "/state/")):
             return self.pass_through(body)
-        if self.command not in COMMANDS:
-            return self.answer(501, "Not Implemented", [], f"lupine has no command for {self.command}\n".encode())
-        arguments = [LUPINE, self.command.lower(), "--cache", CACHE_DIR, "--print", "hb", "--max-redirects", "0", "--timeout", "20"]
+        verb = [self.command.lower()] if self.command in COMMANDS else ["get", "-X", self.command]
+        arguments = [LUPINE, *verb, "--cache", CACHE_DIR, "--print", "hb", "--max-redirects", "0", "--timeout", "20"]
         arguments.append(ORIGIN + self.path)
         for name, value in self.headers.items():
             if name.lower() not in NOT_FORWARDED:

@@ -176,7 +176,8 @@ struct HTTPExchange {
             throw LupineError.invalidURL(self.options.url)
         }
         // Accept-Language and User-Agent as the library sends them; items may override.
-        var request = Request(url: url, method: self.method, headers: HTTPRequestSerializer().httpRequestHeaders, timeoutInterval: self.options.timeout)
+        let method = self.options.method.map { HTTPMethod(rawValue: $0) } ?? self.method
+        var request = Request(url: url, method: method, headers: HTTPRequestSerializer().httpRequestHeaders, timeoutInterval: self.options.timeout)
         request.applyHeaderItems(headerItems)
         // Two would leave the transport to send the URL's instead, unasked.
         guard request.headers["Host"].count <= 1 else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Lupine
+import LupineTransport
 
 /// The URL, request items and options every HTTP verb takes.
 struct RequestOptions: ParsableArguments {
@@ -31,6 +32,12 @@ struct RequestOptions: ParsableArguments {
 
     @Option(name: .customLong("max-redirects"), parsing: .unconditional, help: "Follow at most this many redirects.")
     var maxRedirects = 10
+
+    @Option(
+        name: [.customShort("X"), .customLong("request")],
+        help: ArgumentHelp("Send this method instead of the command's, as curl's -X (any token: M-SEARCH, PROPFIND, ...).", valueName: "method")
+    )
+    var method: String?
 
     @Option(
         parsing: .unconditional,
@@ -265,6 +272,10 @@ struct RequestOptions: ParsableArguments {
         }
         if let retryMaxTime, !(retryMaxTime >= 0.001 && retryMaxTime <= 86400) {
             throw ValidationError("--retry-max-time takes a number of seconds from 0.001 to 86400.")
+        }
+        // A method is a token (RFC 9110 §9.1): nothing else reaches the request line.
+        if let method, method.isEmpty || method.utf8.count > 64 || !method.utf8.allSatisfy(HeaderFieldValidation.isTokenCharacter) {
+            throw ValidationError("-X/--request takes a method name: letters, digits and !#$%&'*+-.^_`|~, at most 64.")
         }
         if maxRedirects < 0 {
             throw ValidationError("--max-redirects cannot be negative.")

@@ -6,7 +6,8 @@ extension HTTPBinRoutes {
     /// answers with caller-chosen headers and is counted per key, so a test can prove that a fresh
     /// hit sent nothing and that a revalidation sent exactly one conditional request.
     ///
-    /// - `/counted/:key?Header=value&...&status=N` (any method): every query parameter but
+    /// - `/counted/:key?Header=value&...&status=N` (GET, POST, PUT, PATCH, DELETE, OPTIONS, and
+    ///   `M-SEARCH` as a method no cache knows): every query parameter but
     ///   `status` becomes a response header (repeatable; `Content-Length` ignored; `{count}` in
     ///   a value is replaced by the request's count, so a header can change between requests),
     ///   `status` (200...599, default 200) the status. The body is JSON:
@@ -21,7 +22,9 @@ extension HTTPBinRoutes {
     /// In-process tests read the same counts with ``LupineTestServer/attempts(forKey:)``, under
     /// `counted-KEY` and `counted-KEY-conditional`.
     func registerCounted(on router: Router<Context>) {
-        on("/counted/:key", methods: Self.anyMethod, router: router) { request, context in
+        // NIO's conversion to HTTPTypes names M-SEARCH `MSEARCH`: either spelling is routed here.
+        let methods = Self.anyMethod + ["M-SEARCH", "MSEARCH"].compactMap { HTTPRequest.Method($0) }
+        on("/counted/:key", methods: methods, router: router) { request, context in
             let key = try Self.attemptKey(context)
             let count = attempts.increment("counted-\(key)")
             let (status, headers) = try Self.chosenHead(request, count: count)

@@ -27,6 +27,29 @@ import Testing
         #expect(sandbox.unchangedOutsideWork())
     }
 
+    /// `-X` sends any method, as curl's does; an unknown one is unsafe, so its success invalidates
+    /// the stored response (RFC 9111 §4.4, cache-tests.fyi's `invalidate-M-SEARCH`). What is not
+    /// a token never reaches the request line.
+    @Test func aMethodGivenByXIsSentAndAnUnknownOneInvalidates() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let sandbox = try Sandbox()
+        let url = countedURL(server, "cli-method", [("Cache-Control", "max-age=60")]).absoluteString
+        for arguments in [["get", url], ["get", url, "-X", "M-SEARCH"], ["get", url], ["get", url]] {
+            let run = try await LupineCommandLineTests.lupine(arguments + ["--cache", "cache"], in: sandbox.work)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+        }
+        // The first, the M-SEARCH, and the GET after it; the last GET is a hit.
+        #expect(server.counted("cli-method").requests == 3)
+        for method in ["GET /x HTTP/1.1", "", "GET\r\nX-Injected: 1", "MÉTHODE", String(repeating: "A", count: 65)] {
+            let refused = try await LupineCommandLineTests.lupine(["get", url, "-X", method], in: sandbox.work)
+            #expect(refused.status == 64, "\(method.debugDescription): \(refused.stderr)")
+            #expect(refused.stderr.contains("-X/--request takes a method name"), "\(refused.stderr)")
+        }
+        #expect(server.counted("cli-method").requests == 3)
+        #expect(sandbox.unchangedOutsideWork())
+    }
+
     @Test func aStaleResponseFromTheCacheIsSaidSo() async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }

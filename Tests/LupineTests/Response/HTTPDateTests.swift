@@ -46,6 +46,26 @@ import Testing
         #expect(HTTPDate.parse("Sunday, 06-Nov-74 00:00:00 GMT", now: now).map { Calendar(identifier: .gregorian).component(.year, from: $0) } == 1974)
     }
 
+    /// Each form as its grammar lays it out (cache-tests.fyi's `freshness-expires-invalid-*`): an
+    /// `Expires` shaped otherwise is already expired. Names match in any case.
+    @Test func eachFormIsReadAsItsGrammarLaysItOut() {
+        let shapes = [
+            "Thu, 18 Aug 50 02:01:18 GMT", "Thu 18 Aug 2050 02:01:18 GMT", "Thu, 18  Aug  2050 02:01:18 GMT", "Thu,  18 Aug 2050 02:01:18 GMT",
+            "Thu, 18-Aug-2050 02:01:18 GMT", "Thu, 18 Aug 2050 02.01.18 GMT", "Thu, 18 Aug 2050 2:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 UTC",
+            "Thursday, 18 Aug 2050 02:01:18 GMT", "Thu, 18-Aug-50 02:01:18 GMT", "Thursday, 18-Aug-2050 02:01:18 GMT", "Thu Aug 8 02:01:18 2050",
+            "Thu Aug  8 02:01:18 50", "Xyz, 18 Aug 2050 02:01:18 GMT", " Thu, 18 Aug 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 GMT ",
+        ]
+        for text in shapes {
+            #expect(HTTPDate.parse(text) == nil, "\(text)")
+        }
+        let instant = HTTPDate.parse("Thu, 18 Aug 2050 02:01:18 GMT")
+        #expect(instant != nil)
+        for text in ["THU, 18 AUG 2050 02:01:18 gmt", "thu, 18 aug 2050 02:01:18 gMT", "Thursday, 18-Aug-50 02:01:18 GMT", "Thu Aug 18 02:01:18 2050"] {
+            #expect(HTTPDate.parse(text, now: CacheFixture.now) == instant, "\(text)")
+        }
+        #expect(HTTPDate.parse("Thu Aug  8 02:01:18 2050") == HTTPDate.parse("Mon, 08 Aug 2050 02:01:18 GMT"))
+    }
+
     @Test func invalidDatesAreNil() {
         let bad = [
             "", "0", "-1", "now", "Sun, 31 Feb 2024 00:00:00 GMT", "Sun, 29 Feb 2023 00:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",

@@ -24,6 +24,10 @@ struct CacheControl: Sendable, Equatable {
     var isPrivate = false
     var hasSharedMaxAge = false
     var onlyIfCached = false
+    /// `must-understand` (RFC 9111 §5.2.2.3), in a response.
+    var mustUnderstand = false
+    /// `immutable` (RFC 8246), in a response.
+    var immutable = false
     /// `stale-while-revalidate=N` (RFC 5861 §3), meaningful in a response.
     var staleWhileRevalidate: Int?
     /// `stale-if-error=N` (RFC 5861 §4), in a response or a request.
@@ -73,6 +77,8 @@ struct CacheControl: Sendable, Equatable {
         case "private": self.isPrivate = true
         case "s-maxage": self.hasSharedMaxAge = true
         case "only-if-cached": self.onlyIfCached = true
+        case "must-understand": self.mustUnderstand = true
+        case "immutable": self.immutable = true
         default: break
         }
     }

@@ -2,11 +2,14 @@ import Foundation
 
 /// Everything a cache keeps about one stored response but its body.
 struct CacheRecord: Sendable {
-    /// Header fields never stored (RFC 9111 §3.1: hop-by-hop and proxy fields), and `Set-Cookie`,
-    /// so that a cookie never reaches the cache's files.
+    /// Header fields never stored (RFC 9111 §3.1: hop-by-hop and proxy fields). `Set-Cookie` is
+    /// stored, as §3.1 requires of every other field: a response served from the cache carries
+    /// the cookies it was sent with (the session's jar takes cookies from the network only, so a
+    /// hit sets none again), and on disk they sit in files only their owner can read (0600, in a
+    /// 0700 directory), as in a cookie jar.
     static let unstoredFields: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization", "set-cookie", "set-cookie2",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
     ]
 
     var primaryKey: String

@@ -20,6 +20,9 @@ struct Freshness: Sendable, Equatable {
     var noCache: Bool
     /// `must-revalidate` (or `no-cache`): never served stale.
     var mustRevalidate: Bool
+    /// `immutable` (RFC 8246): while fresh, the body will not change, so a reload (a request's
+    /// `max-age=0`) is answered from the cache rather than validated.
+    var immutable: Bool
     /// How long past its lifetime `stale-while-revalidate` lets the response be served while it
     /// is revalidated in the background (RFC 5861 §3).
     var staleWhileRevalidate: TimeInterval?
@@ -36,6 +39,7 @@ struct Freshness: Sendable, Equatable {
         self.responseTime = responseTime
         self.noCache = control.noCache
         self.mustRevalidate = control.mustRevalidate || control.noCache
+        self.immutable = control.immutable
         self.staleWhileRevalidate = control.staleWhileRevalidate.map(TimeInterval.init)
         self.staleIfError = control.staleIfError.map(TimeInterval.init)
         if let maxAge = control.maxAge {
@@ -54,7 +58,10 @@ struct Freshness: Sendable, Equatable {
         }
         let apparentAge = max(0, responseTime.timeIntervalSince(date ?? responseTime))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        let ageValue = headers.first(name: "Age").flatMap(CacheControl.seconds).map(TimeInterval.init) ?? 0
+        // Age is one number, but a list (`7200, 0`) is read by its first member, as a repeated
+        // field is by its first line: the older age wins, not the one that makes it fresh.
+        let firstAge = headers.first(name: "Age").map { $0.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)[0] }
+        let ageValue = firstAge.flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) }.map(TimeInterval.init) ?? 0
         self.correctedInitialAge = max(apparentAge, ageValue + responseDelay)
     }
 

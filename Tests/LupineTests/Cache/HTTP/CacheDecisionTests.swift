@@ -33,6 +33,17 @@ import Testing
         #expect(conditions["If-Modified-Since"] == [CacheFixture.httpDate(-1000)])
     }
 
+    /// RFC 8246: a fresh `immutable` response answers a reload (`max-age=0`) from the cache; a
+    /// stale one, or a request's `no-cache`, is validated as ever (cache-tests.fyi's
+    /// `cc-resp-immutable-fresh` and `-stale`).
+    @Test func aFreshImmutableEntryAnswersAReload() {
+        let immutable = [("Cache-Control", "max-age=60, immutable"), ("ETag", "\"v1\"")]
+        #expect(self.kind(immutable, request: [("Cache-Control", "max-age=0")], after: 10) == "fresh")
+        #expect(self.kind(immutable, request: [("Cache-Control", "max-age=0")], after: 61) == "validate")
+        #expect(self.kind(immutable, request: [("Cache-Control", "no-cache")], after: 10) == "validate")
+        #expect(self.kind(self.validated, request: [("Cache-Control", "max-age=0")], after: 10) == "validate")
+    }
+
     @Test func aStaleEntryWithoutValidatorIsAMiss() {
         #expect(self.kind([("Cache-Control", "max-age=60")], after: 61) == "miss")
         #expect(self.kind([("Cache-Control", "max-age=60")], after: 59) == "fresh")

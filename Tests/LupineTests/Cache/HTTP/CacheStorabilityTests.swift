@@ -64,7 +64,7 @@ import Testing
         #expect(self.stores([("Last-Modified", CacheFixture.httpDate(-1000))]))
     }
 
-    @Test func hopByHopFieldsCookiesAndURLCredentialsAreNotKept() throws {
+    @Test func hopByHopFieldsAndURLCredentialsAreNotKeptButCookiesAre() throws {
         let cache = HTTPCache(memoryCapacity: 1 << 20)
         let url = try #require(URL(string: "http://user:secret@example.test/a"))
         let request = Request(url: url)
@@ -80,8 +80,22 @@ import Testing
         writer.append(ByteBuffer(bytes: [1, 2, 3]))
         writer.commit()
         let entry = try #require(cache.anyStoredEntry(for: CacheFixture.request()))
-        #expect(entry.head.headers.map(\.name).sorted() == ["Age", "Cache-Control", "X-Kept"])
+        // Set-Cookie is kept, as RFC 9111 §3.1 asks (cache-tests.fyi's `headers-store-Set-Cookie`).
+        #expect(entry.head.headers.map(\.name).sorted() == ["Age", "Cache-Control", "Set-Cookie", "X-Kept"])
         #expect(entry.head.url.absoluteString == "http://example.test/a")
+    }
+
+    /// RFC 9111 §5.2.2.3: with `must-understand`, a status whose caching rules the cache knows is
+    /// stored despite `no-store`, and one it does not know is not stored at all.
+    @Test func mustUnderstandStoresOnlyUnderstoodStatusesAndOverridesNoStore() {
+        let cache = HTTPCache(memoryCapacity: 1 << 20)
+        let directives = [("Cache-Control", "max-age=3600, no-store, must-understand")]
+        #expect(CacheFixture.store(cache, CacheFixture.request("ok"), CacheFixture.response(200, directives, path: "ok")))
+        #expect(CacheFixture.store(cache, CacheFixture.request("gone"), CacheFixture.response(410, directives, path: "gone")))
+        #expect(!CacheFixture.store(cache, CacheFixture.request("odd"), CacheFixture.response(599, directives, path: "odd")))
+        #expect(!CacheFixture.store(cache, CacheFixture.request("odd2"), CacheFixture.response(599, [("Cache-Control", "max-age=3600, must-understand")], path: "odd2")))
+        #expect(!CacheFixture.store(cache, CacheFixture.request("plain"), CacheFixture.response(200, [("Cache-Control", "max-age=3600, no-store")], path: "plain")))
+        #expect(!CacheFixture.store(cache, CacheFixture.request("asked", [("Cache-Control", "no-store")]), CacheFixture.response(200, directives, path: "asked")))
     }
 
     @Test func anAbandonedWriterStoresNothing() {

@@ -28,7 +28,7 @@ import Testing
         #expect(entry.head.headers["Cache-Control"] == ["max-age=120"])
         #expect(entry.head.headers["Content-Length"] == ["5"])
         #expect(entry.head.headers["Content-Encoding"] == [])
-        #expect(entry.head.headers["Set-Cookie"] == [])
+        #expect(entry.head.headers["Set-Cookie"] == ["a=b"])
         #expect(entry.head.headers["X-Old"] == ["1"] && entry.head.headers["X-New"] == ["2"])
         #expect(entry.head.headers["Age"] == ["0"])
         #expect(try entry.readBody() == Array("hello".utf8))

@@ -68,6 +68,16 @@ import Testing
         #expect(self.freshness([("Age", "99999999999999")]).correctedInitialAge == 2_147_483_648)
     }
 
+    /// A list in one Age line is read by its first member, as repeated lines are by the first
+    /// (cache-tests.fyi's `age-parse-suffix` and `-prefix`).
+    @Test func anAgeListIsReadByItsFirstMember() {
+        #expect(self.freshness([("Age", "7200, 0")]).correctedInitialAge == 7200)
+        #expect(self.freshness([("Age", "0, 7200")]).correctedInitialAge == 0)
+        #expect(self.freshness([("Age", " 30 ,0")]).correctedInitialAge == 30)
+        #expect(self.freshness([("Age", "7200"), ("Age", "0")]).correctedInitialAge == 7200)
+        #expect(self.freshness([("Age", ", 7200")]).correctedInitialAge == 0)
+    }
+
     @Test func theAgeIsNeverNegative() {
         let freshness = self.freshness([("Cache-Control", "max-age=60")])
         #expect(freshness.currentAge(at: self.now.addingTimeInterval(-3600)) == 0)

@@ -32,6 +32,25 @@ import Testing
         }
     }
 
+    /// A stored response keeps its `Set-Cookie` (RFC 9111 §3.1), and a hit delivers it, but the
+    /// jar hears of cookies from the network only: a cookie deleted since is not set again.
+    @Test func aHitCarriesItsSetCookieButDoesNotSetItAgain() async throws {
+        try await withServerAndTransport { server, transport in
+            let manager = cachingManager(transport)
+            let jar = try #require(manager.cookieStorage)
+            let url = countedURL(server, "cookie", [("Cache-Control", "max-age=60"), ("Set-Cookie", "flavour=plain; Path=/")])
+            _ = await completion(of: Request(url: url), on: manager)
+            let stored = jar.cookies(for: url)
+            #expect(stored.map(\.name) == ["flavour"])
+            for cookie in stored { jar.deleteCookie(cookie) }
+            let second = await completion(of: Request(url: url), on: manager)
+            #expect(second.cacheStatus == .hit)
+            #expect(second.response?.headers["Set-Cookie"] == ["flavour=plain; Path=/"])
+            #expect(jar.cookies(for: url).isEmpty)
+            #expect(server.counted("cookie") == (1, 0))
+        }
+    }
+
     @Test(arguments: WireProtocol.allCases) func aStaleResponseIsRevalidatedWithExactlyOneConditionalRequest(over wire: WireProtocol) async throws {
         try await withServerAndTransport(over: wire) { server, transport in
             let manager = cachingManager(transport)
