@@ -256,13 +256,28 @@ final class RequestExecutor: Sendable {
     /// left unread and its connection closed.
     static let drainLimit = 64 * 1024
 
-    /// Reads the rest of a body nobody keeps, up to ``drainLimit`` bytes: a server cannot hold
-    /// the task with an endless one. The response's head has decided what comes next, so a body
-    /// that fails (cut short, timed out, cancelled) only costs its connection: the caller checks
-    /// for a cancel itself.
+    /// How long a body nobody keeps is read, at most, before its connection is closed instead.
+    static let drainTime = Duration.seconds(1)
+
+    /// Reads the rest of a body nobody keeps, up to ``drainLimit`` bytes and for at most
+    /// ``drainTime``: a server cannot hold the task with an endless body, nor with one that
+    /// trickles. The response's head has decided what comes next, so a body that fails (cut
+    /// short, timed out, cancelled, or stopped here) only costs its connection: the caller
+    /// checks for a cancel itself.
     static nonisolated(nonsending) func drain(_ body: ResponseBody) async {
-        var chunks = body.makeAsyncIterator()
-        await Self.drain(&chunks)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var chunks = body.makeAsyncIterator()
+                await Self.drain(&chunks)
+            }
+            group.addTask {
+                try? await Task.sleep(for: Self.drainTime)
+            }
+            // Whichever ends first: the other is cancelled (a cancelled read ends the body, and
+            // so its connection).
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Reads the rest of a body whose first chunks may have been read already.

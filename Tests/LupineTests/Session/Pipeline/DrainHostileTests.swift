@@ -56,6 +56,31 @@ import Testing
         }
     }
 
+    /// A retried `503` whose body trickles (one byte a second for a minute, far below the drain's
+    /// 64 KiB) is read for at most the drain's second, then its connection is closed: the retry
+    /// goes out on a new connection at once, not on the same one when the body ends.
+    @Test(.timeLimit(.minutes(5)))
+    func aTricklingBodyBeforeARetryIsDroppedAfterASecond() async throws {
+        try await withSessionManager { server, manager in
+            struct RetryTheTrickleOnce: RequestInterceptor {
+                let fast: URL
+                func adapt(_ request: Request, for context: AdaptContext) async throws -> Request {
+                    var request = request
+                    if context.retryCount > 0 { request.url = self.fast }
+                    return request
+                }
+                func retry(_ context: RetryContext) async throws -> RetryDecision {
+                    context.retryCount == 0 ? .retry : .doNotRetry
+                }
+            }
+            let trickle = server.baseURL.appending("/drip?duration=60&numbytes=60&code=503")
+            manager.interceptor = RetryTheTrickleOnce(fast: server.baseURL.appending("/get"))
+            let done = await completion(of: Request(url: trickle), on: manager)
+            #expect(done.response?.statusCode == 200, "\(String(describing: done.error))")
+            #expect(server.connections.accepted == 2, "the trickling body's connection was dropped, not drained")
+        }
+    }
+
     /// The fault listener's 404, whole: no byte of an earlier body in front of it.
     private static func expectOwnAnswer(_ done: TaskCompletion) {
         #expect(done.response?.statusCode == 404, "\(String(describing: done.error))")
