@@ -43,6 +43,9 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
     /// The request's cache policy allows only a cached response
     /// (``Request/CachePolicy/returnCacheDataDontLoad``), and none was stored: nothing was sent.
     case resourceUnavailable(URL)
+    /// A response the disk cache held turned out damaged (torn or changed on disk) as it was read:
+    /// the entry was removed, and sending the request again fetches it from the server.
+    case cachedResponseDamaged(URL)
     /// A cookie file could not be read or written (``CookieStorage``).
     case cookieFileFailed(CookieFileFailureReason)
     /// An ``HTTPCache``'s directory could not be created, read or written (`reason` says why).
@@ -242,6 +245,8 @@ public enum LupineError: Error, Sendable, CustomStringConvertible {
             return Self.describe(reason)
         case .resourceUnavailable(let url):
             return "no cached response for \(MessageText.url(url)), and the cache policy forbids loading it"
+        case .cachedResponseDamaged(let url):
+            return "the cached response for \(MessageText.url(url)) is damaged and was removed; send the request again"
         case .cookieFileFailed(let reason):
             return Self.describe(reason)
         case .reachabilityFailed(let reason):

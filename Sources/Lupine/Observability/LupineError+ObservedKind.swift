@@ -22,6 +22,7 @@ extension LupineError {
         case .requestRetryFailed: return "requestRetryFailed"
         case .authenticationFailed: return "authenticationFailed"
         case .resourceUnavailable: return "resourceUnavailable"
+        case .cachedResponseDamaged: return "cachedResponseDamaged"
         case .cookieFileFailed: return "cookieFileFailed"
         case .cacheDirectoryUnusable: return "cacheDirectoryUnusable"
         case .reachabilityFailed: return "reachabilityFailed"

@@ -584,7 +584,9 @@ import Testing
         try await withScriptedServerAndTransport { proxyServer, _ in
             let transport = NIOTransport(
                 configuration: TransportConfiguration(
-                    connectTimeout: .milliseconds(500),
+                    // Long enough, when the tunnel opens, for the scripted proxy to answer first
+                    // under a full suite's load.
+                    connectTimeout: tunnelOpens ? .seconds(5) : .milliseconds(500),
                     proxy: try ProxySettings(httpsProxy: Proxy(kind: .http, host: "127.0.0.1", port: proxyServer.url.port ?? 0))
                 )
             )
@@ -603,7 +605,7 @@ import Testing
             case TransportError.connectTimeout(let host, let port, _)? where tunnelOpens:
                 #expect(host == "origin.example" && port == 443)
             default:
-                Issue.record("unexpected: \(String(describing: error))")
+                Issue.record("tunnel opens: \(tunnelOpens), got \(String(describing: error))")
             }
             try await connection.close()
         }

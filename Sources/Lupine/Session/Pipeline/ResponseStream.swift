@@ -113,9 +113,14 @@ struct ResponseStream {
             self.chunks = .network(iterator)
             return chunk
         case .stored(var iterator):
-            let chunk = try await iterator.next(isolation: #isolation)
-            self.chunks = .stored(iterator)
-            return chunk
+            do {
+                let chunk = try await iterator.next(isolation: #isolation)
+                self.chunks = .stored(iterator)
+                return chunk
+            } catch is CacheEntryDamaged {
+                // The cache's failure, not the network's: the entry is gone, a new request fetches it.
+                throw LupineError.cachedResponseDamaged(self.task.currentRequest.url)
+            }
         case .bytes(let bytes):
             self.chunks = .bytes(nil)
             return bytes.map { ByteBuffer(bytes: $0) }

@@ -471,6 +471,41 @@ import Testing
         #expect(transport.sent.count == 2)
     }
 
+    /// A disk entry cut short after its check, while its body is read (another process
+    /// truncating it), fails as the cache's damage, naming the URL, not as a request body that
+    /// could not be read; the entry is gone, so the next request fetches it.
+    @Test func aDiskEntryCutWhileReadFailsAsADamagedCachedResponse() async throws {
+        let directory = try temporaryFolder()
+        let body = String(repeating: "x", count: 200_000)
+        let transport = ScriptedTransport { _, _ in .respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: [body]) }
+        let manager = Self.session(transport)
+        manager.urlCache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 22, directory: directory)
+        _ = try await manager.get("entry")
+        let entries = CacheFixture.entryFiles(directory)
+        try #require(entries.count == 1)
+        let entry = directory.appending(path: entries[0])
+        let chunks = NIOLockedValueBox(0)
+        do {
+            _ = try await manager.stream(try Self.request("entry")) { _ in
+                // After the first chunk: the file loses its tail.
+                if chunks.withLockedValue({
+                    $0 += 1; return $0
+                }) == 1 {
+                    let handle = try FileHandle(forWritingTo: entry)
+                    try handle.truncate(atOffset: 1000)
+                    try handle.close()
+                }
+            }
+            Issue.record("a cut entry streamed to its end")
+        } catch LupineError.cachedResponseDamaged(let url) {
+            #expect(url.lastPathComponent == "entry")
+            #expect(LupineError.cachedResponseDamaged(url).description.contains("damaged and was removed"))
+        }
+        #expect(CacheFixture.entryFiles(directory).isEmpty)
+        #expect(try await manager.get("entry").data.count == 200_000)
+        #expect(transport.sent.count == 2)
+    }
+
     // MARK: Cookies
 
     @Test func aCookieSetByOneResponseGoesWithTheNextRequest() async throws {
