@@ -27,7 +27,7 @@ struct RequestOptions: ParsableArguments {
 
     // Numbers are parsed unconditionally, so that `--retry -1` is refused for its value rather
     // than read as a missing value followed by an unknown option.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"), transform: Self.seconds)
     var timeout: Double?
 
     @Option(name: .customLong("max-redirects"), parsing: .unconditional, help: "Follow at most this many redirects.")
@@ -50,9 +50,21 @@ struct RequestOptions: ParsableArguments {
     @Option(
         name: .customLong("retry-max-time"),
         parsing: .unconditional,
-        help: ArgumentHelp("Start no retry later than this many seconds after the first attempt (default 120).", valueName: "seconds")
+        help: ArgumentHelp("Start no retry later than this many seconds after the first attempt (default 120).", valueName: "seconds"),
+        transform: Self.seconds
     )
     var retryMaxTime: Double?
+
+    /// A number of seconds written in decimal (`2`, `0.5`, `.25`): not an exponent, a hex float,
+    /// `inf` or `nan`, which `Double` would also read.
+    static func seconds(_ text: String) throws -> Double {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigits = { (part: Substring) in part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+        guard text.utf8.count <= 32, parts.allSatisfy(isDigits), parts.contains(where: { !$0.isEmpty }), let value = Double(text) else {
+            throw ValidationError("it takes a number of seconds in decimal, such as 2 or 0.5")
+        }
+        return value
+    }
 
     @Option(
         name: .customLong("cache"),
@@ -264,8 +276,8 @@ struct RequestOptions: ParsableArguments {
         if let auth, !auth.contains(":") {
             throw ValidationError("--auth takes user:pass.")
         }
-        if let timeout, !(timeout > 0 && timeout.isFinite) {
-            throw ValidationError("--timeout must be a positive, finite number of seconds.")
+        if let timeout, !(timeout >= 0.001 && timeout <= 31_536_000) {
+            throw ValidationError("--timeout takes a number of seconds from 0.001 to 31536000 (a year).")
         }
         if !(0...1000).contains(retry) {
             throw ValidationError("--retry takes a count from 0 to 1000.")

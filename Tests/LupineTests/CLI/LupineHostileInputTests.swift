@@ -81,7 +81,12 @@ import Darwin
     /// (issue 30: `--retry -1` read as a missing value, with three or four lines of usage).
     @Test(arguments: [
         (["get", "http://127.0.0.1:1/", "--retry", "-1"], "--retry takes a count from 0 to 1000."),
-        (["get", "http://127.0.0.1:1/", "--timeout", "-5"], "--timeout must be a positive, finite number of seconds."),
+        (["get", "http://127.0.0.1:1/", "--timeout", "-5"], "The value '-5' is invalid for '--timeout <seconds>': it takes a number of seconds in decimal, such as 2 or 0.5"),
+        // Seconds in decimal only: not what Double also reads (issue 30: 1e-300 and 0x1p3 were taken).
+        (["get", "http://127.0.0.1:1/", "--timeout", "0x1p3"], "The value '0x1p3' is invalid for '--timeout <seconds>': it takes a number of seconds in decimal, such as 2 or 0.5"),
+        (["get", "http://127.0.0.1:1/", "--timeout", "1e-300"], "The value '1e-300' is invalid for '--timeout <seconds>': it takes a number of seconds in decimal, such as 2 or 0.5"),
+        (["get", "http://127.0.0.1:1/", "--retry-max-time", "inf"], "The value 'inf' is invalid for '--retry-max-time <seconds>': it takes a number of seconds in decimal, such as 2 or 0.5"),
+        (["get", "http://127.0.0.1:1/", "--timeout", "0.0001"], "--timeout takes a number of seconds from 0.001 to 31536000 (a year)."),
         (["get", "http://127.0.0.1:1/", "--max-redirects", "many"], "The value 'many' is invalid for '--max-redirects <max-redirects>'"),
         (["get", "http://127.0.0.1:1/", "--bogus"], "Unknown option '--bogus'"),
         (["get"], "Missing expected argument '<url>'"),
