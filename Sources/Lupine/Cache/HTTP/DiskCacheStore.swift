@@ -10,7 +10,9 @@ import Darwin
 /// The disk half of an ``HTTPCache``: a directory with one file per stored variant, named by
 /// digests of its keys, published by renaming a finished temporary file. Several caches, in this
 /// process or others, may share the directory: each keeps an index of what it has seen and looks
-/// again when the directory changed.
+/// again when the directory changed. Publishing and evicting hold an exclusive `flock` on the
+/// directory itself, and bring the index up to date under it first, so the capacity holds for
+/// what every sharer stored, not for each one's own entries.
 final class DiskCacheStore: Sendable {
     static let temporaryPrefix = ".lpc-tmp-"
     /// A temporary file this old is a dead writer's, whatever its process number says.
@@ -41,8 +43,21 @@ final class DiskCacheStore: Sendable {
         guard access(directory.path, R_OK | W_OK | X_OK) == 0 else {
             throw .cacheDirectoryUnusable(directory, reason: String(cString: strerror(errno)))
         }
-        self.synchronize(removingAbandoned: true)
-        self.evict()
+        self.whileHoldingTheDirectory {
+            self.synchronize(removingAbandoned: true)
+            self.evict()
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the directory, which every cache sharing it
+    /// takes to publish and evict (another process's publication waits its turn). Without the
+    /// lock (a file system that has none) `body` runs all the same.
+    private func whileHoldingTheDirectory<Result>(_ body: () -> Result) -> Result {
+        let descriptor = openDirectory(self.directory.path)
+        guard descriptor >= 0 else { return body() }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+        return body()
     }
 
     var usage: Int {
@@ -125,9 +140,18 @@ final class DiskCacheStore: Sendable {
     // index would count a file that is gone.
 
     /// Publishes the finished temporary file at `temporaryPath` as `record`'s entry of `size`
-    /// bytes, replacing the variant it supersedes and those stored under another `Vary`; evicts.
+    /// bytes, replacing the variant it supersedes and those stored under another `Vary`; evicts
+    /// down to the capacity what every cache sharing the directory stored.
     @discardableResult
     func publish(temporaryPath: String, record: CacheRecord, size: Int) -> Bool {
+        self.whileHoldingTheDirectory {
+            // What the other sharers stored counts against the capacity too.
+            self.synchronize(removingAbandoned: false)
+            return self.publishHoldingTheDirectory(temporaryPath: temporaryPath, record: record, size: size)
+        }
+    }
+
+    private func publishHoldingTheDirectory(temporaryPath: String, record: CacheRecord, size: Int) -> Bool {
         let name = record.fileName
         let now = Date().timeIntervalSince1970
         return self.state.withLockedValue { state in
@@ -238,6 +262,12 @@ final class DiskCacheStore: Sendable {
         guard lstat(self.path(name), &info) == 0 else { return false }
         return Date().timeIntervalSince1970 - info.modificationTime > Self.abandonedAge
     }
+}
+
+/// A descriptor for the directory at `path` (to lock), or -1. At file scope, where `open` is the
+/// C library's rather than the store's own method.
+private func openDirectory(_ path: String) -> CInt {
+    open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 }
 
 extension stat {

@@ -79,6 +79,31 @@ import Testing
         #expect(smaller.currentDiskUsage <= 2520 && CacheFixture.entryFiles(directory).count == 2)
     }
 
+    /// Caches sharing a directory (here two; the same holds across processes, each with its own
+    /// open of the directory to lock) keep it within the capacity together: each counts what the
+    /// others stored before it publishes and evicts (issue 30: each kept its own count).
+    @Test func cachesSharingADirectoryKeepItWithinTheCapacityTogether() async throws {
+        let directory = try temporaryFolder()
+        let body = [UInt8](repeating: 1, count: 1000)
+        let first = try HTTPCache(memoryCapacity: 0, diskCapacity: 4500, directory: directory)
+        let second = try HTTPCache(memoryCapacity: 0, diskCapacity: 4500, directory: directory)
+        await withTaskGroup(of: Void.self) { group in
+            for (name, cache) in [("a", first), ("b", second)] {
+                group.addTask {
+                    for index in 0..<6 {
+                        let path = "\(name)\(index)"
+                        CacheFixture.store(cache, CacheFixture.request(path), CacheFixture.response(200, self.fresh, path: path), body: body)
+                    }
+                }
+            }
+        }
+        let sizes = try CacheFixture.entryFiles(directory).map {
+            try FileManager.default.attributesOfItem(atPath: directory.appending(path: $0).path)[.size] as? Int ?? 0
+        }
+        #expect(sizes.reduce(0, +) <= 4500, "\(sizes)")
+        #expect(sizes.count == 3)
+    }
+
     @Test func removingEverythingLeavesOtherFilesAlone() throws {
         let directory = try temporaryFolder()
         try Data("mine".utf8).write(to: directory.appending(path: "notes.txt"))
