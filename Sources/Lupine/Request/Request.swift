@@ -161,6 +161,15 @@ public struct Request: Sendable {
 }
 
 extension Request.Body {
+    /// Whether there is a body to send: anything but ``none`` and empty bytes.
+    var hasContent: Bool {
+        switch self {
+        case .none: false
+        case .bytes(let bytes): !bytes.isEmpty
+        case .file, .stream, .multipart: true
+        }
+    }
+
     /// The body's length when it is known without reading it: what the transport sends as
     /// `Content-Length` (a regular file's size, a multipart form's sum); `nil` for a stream of
     /// unknown length or a file that cannot tell (a FIFO, a device), which go chunked.

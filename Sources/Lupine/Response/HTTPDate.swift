@@ -23,7 +23,8 @@ enum HTTPDate {
     /// The instant `text` names, or `nil` when it is none of the three forms (`0`, `-1`, garbage).
     /// A two-digit RFC 850 year more than 50 years after `now` is taken as the previous century.
     static func parse(_ text: String, now: Date = Date()) -> Date? {
-        let bytes = Array(text.utf8.prefix(65))
+        // Spaces and tabs around a field value are not part of it (RFC 9110 §5.5).
+        let bytes = Array(text.utf8.prefix(129).drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed())
         guard bytes.count <= 64 else { return nil }
         guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")) else {
             // asctime: `Sun Nov  6 08:49:37 1994` (the day padded with a space).

@@ -22,8 +22,8 @@ enum CacheDecision: Sendable {
     case unsatisfiable
 
     /// The rules for a stored `entry` and the request's directives at `now`:
-    /// - `no-cache` on either side, or older than the request's `max-age` (unless fresh and
-    ///   `immutable`): validate;
+    /// - `no-cache` on either side, or older than the request's `max-age` (unless it is a
+    ///   reload's `max-age=0` and the response fresh and `immutable`): validate;
     /// - fresh, and fresh for the request's `min-fresh` more: serve;
     /// - stale by no more than the response's `stale-while-revalidate`, with no `min-fresh`:
     ///   serve and revalidate in the background;
@@ -42,7 +42,8 @@ enum CacheDecision: Sendable {
         let remaining = freshness.lifetime - age
         // A fresh `immutable` response does not change: a reload's `max-age=0` does not
         // validate it (RFC 8246 §2; a request's `no-cache` still does).
-        let withinMaxAge = (freshness.immutable && remaining > 0) || (request.maxAge.map { age <= TimeInterval($0) } ?? true)
+        let isReload = request.maxAge == 0
+        let withinMaxAge = (freshness.immutable && remaining > 0 && isReload) || (request.maxAge.map { age <= TimeInterval($0) } ?? true)
         let mayServeStale = !freshness.mustRevalidate && !request.noCache
         let decision: CacheDecision
         if request.noCache || freshness.noCache || !withinMaxAge {

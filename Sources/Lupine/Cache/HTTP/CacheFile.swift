@@ -51,7 +51,9 @@ final class CacheFile: Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        // Only a regular file of this user's: an entry another user put in a shared or loosely
+        // kept directory is never served (it is left alone, not removed).
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else {
             close(descriptor)
             return nil
         }

@@ -3,7 +3,7 @@ import Foundation
 /// Whether a response may be stored (RFC 9111 §3), and the record to store it under.
 enum CacheStorability {
     /// The record for storing `response` to `request`, or `nil` when it must not be stored:
-    /// - the request is not a plain `GET` (no `Range`), or its URL is not http(s);
+    /// - the request is not a plain `GET` (no body, no `Range`), or its URL is not http(s);
     /// - the status is 206 (partial content is not stored), 304, or not final;
     /// - `no-store` on the request, or on the response without `must-understand`;
     /// - `must-understand` with a status whose caching rules this cache does not know (§5.2.2.3:
@@ -24,7 +24,7 @@ enum CacheStorability {
         let requestControl = CacheControl(request: request.headers)
         let control = CacheControl(response.headers)
         let status = response.statusCode
-        guard request.method == .GET, !request.headers.contains(name: "Range"), let key = CacheKey.primary(of: request),
+        guard request.method == .GET, !request.body.hasContent, !request.headers.contains(name: "Range"), let key = CacheKey.primary(of: request),
             status >= 200, status != 206, status != 304,
             !requestControl.noStore, !control.noStore || control.mustUnderstand,
             !control.mustUnderstand || Self.understoodStatuses.contains(status),

@@ -60,8 +60,11 @@ struct Freshness: Sendable, Equatable {
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         // Age is one number, but a list (`7200, 0`) is read by its first member, as a repeated
         // field is by its first line: the older age wins, not the one that makes it fresh.
-        let firstAge = headers.first(name: "Age").map { $0.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)[0] }
-        let ageValue = firstAge.flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) }.map(TimeInterval.init) ?? 0
+        // Empty list members are no members (RFC 9110 §5.6.1): `, 7200` is 7200.
+        let firstAge = headers.first(name: "Age").flatMap { line in
+            line.split(separator: ",").lazy.map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
+        }
+        let ageValue = firstAge.flatMap(CacheControl.seconds).map(TimeInterval.init) ?? 0
         self.correctedInitialAge = max(apparentAge, ageValue + responseDelay)
     }
 

@@ -110,10 +110,11 @@ public final class HTTPCache: Sendable {
     }
 
     /// Whether a stored response may answer `request`: a `GET`, or a `HEAD` (answered with the
-    /// stored `GET` response's head, RFC 9110 §9.3.2), with no conditions or range of its own
-    /// (those go to the server as they are).
+    /// stored `GET` response's head, RFC 9110 §9.3.2), with no body, conditions or range of its
+    /// own (those go to the server as they are: a `GET` whose body selects the answer, as a search
+    /// API's, is not the URL's stored answer).
     private static func mayUseStored(_ request: Request) -> Bool {
-        (request.method == .GET || request.method == .HEAD)
+        (request.method == .GET || request.method == .HEAD) && !request.body.hasContent
             && !["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"].contains { request.headers.contains(name: $0) }
     }
 }

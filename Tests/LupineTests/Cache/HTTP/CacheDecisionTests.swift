@@ -41,6 +41,8 @@ import Testing
         #expect(self.kind(immutable, request: [("Cache-Control", "max-age=0")], after: 10) == "fresh")
         #expect(self.kind(immutable, request: [("Cache-Control", "max-age=0")], after: 61) == "validate")
         #expect(self.kind(immutable, request: [("Cache-Control", "no-cache")], after: 10) == "validate")
+        // Only a reload: a request asking for no more than 5 s of age is not one.
+        #expect(self.kind(immutable, request: [("Cache-Control", "max-age=5")], after: 10) == "validate")
         #expect(self.kind(self.validated, request: [("Cache-Control", "max-age=0")], after: 10) == "validate")
     }
 

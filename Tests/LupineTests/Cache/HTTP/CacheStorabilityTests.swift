@@ -98,6 +98,18 @@ import Testing
         #expect(!CacheFixture.store(cache, CacheFixture.request("asked", [("Cache-Control", "no-store")]), CacheFixture.response(200, directives, path: "asked")))
     }
 
+    /// A `GET` with a body (a search API's query) is neither stored nor answered from the cache:
+    /// the URL alone does not name its answer (a hostile pass).
+    @Test func aGetWithABodyIsNeitherStoredNorServed() {
+        let cache = HTTPCache(memoryCapacity: 1 << 20)
+        var withBody = CacheFixture.request("search")
+        withBody.body = .bytes(Array("{\"query\":\"alpha\"}".utf8))
+        #expect(!CacheFixture.store(cache, withBody, CacheFixture.response(200, self.cacheable, path: "search")))
+        #expect(CacheFixture.store(cache, CacheFixture.request("search"), CacheFixture.response(200, self.cacheable, path: "search")))
+        #expect(CacheFixture.kind(cache.decision(for: withBody, now: CacheFixture.now)) == "miss")
+        #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request("search"), now: CacheFixture.now)) == "fresh")
+    }
+
     @Test func anAbandonedWriterStoresNothing() {
         let cache = HTTPCache(memoryCapacity: 1 << 20)
         let writer = cache.writer(for: CacheFixture.request(), response: CacheFixture.response(200, self.cacheable), requestTime: CacheFixture.now, responseTime: CacheFixture.now)

@@ -105,6 +105,21 @@ import Darwin
         #expect(try self.reopened(directory).anyStoredEntry(for: CacheFixture.request("b")) == nil)
     }
 
+    /// An entry file owned by another user (planted in a shared or loosely kept directory) is
+    /// never served, and left alone (a hostile pass served one planted in a 1777 directory).
+    @Test(.enabled(if: geteuid() == 0, "needs root to give a file away")) func anEntryOwnedByAnotherUserIsNotServed() throws {
+        let directory = try temporaryFolder()
+        let cache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        CacheFixture.store(cache, CacheFixture.request(), CacheFixture.response(200, self.fresh))
+        let name = try #require(CacheFixture.entryFiles(directory).first)
+        let path = directory.appending(path: name).path
+        #expect(chown(path, 65534, 65534) == 0)
+        let reopened = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        #expect(reopened.anyStoredEntry(for: CacheFixture.request()) == nil)
+        #expect(cache.anyStoredEntry(for: CacheFixture.request()) == nil)
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func aVanishedFileIsAMiss() throws {
         let (directory, file) = try self.storedEntry()
         let cache = try self.reopened(directory)

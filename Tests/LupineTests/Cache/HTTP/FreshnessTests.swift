@@ -75,7 +75,9 @@ import Testing
         #expect(self.freshness([("Age", "0, 7200")]).correctedInitialAge == 0)
         #expect(self.freshness([("Age", " 30 ,0")]).correctedInitialAge == 30)
         #expect(self.freshness([("Age", "7200"), ("Age", "0")]).correctedInitialAge == 7200)
-        #expect(self.freshness([("Age", ", 7200")]).correctedInitialAge == 0)
+        // Empty members are no members (RFC 9110 §5.6.1).
+        #expect(self.freshness([("Age", ", 7200")]).correctedInitialAge == 7200)
+        #expect(self.freshness([("Age", " ,, 60, 0")]).correctedInitialAge == 60)
     }
 
     @Test func theAgeIsNeverNegative() {
