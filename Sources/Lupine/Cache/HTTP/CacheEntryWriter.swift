@@ -19,10 +19,14 @@ final class CacheEntryWriter {
     private var length = 0
     private var checksum = Checksum()
     private var finished = false
+    /// For a refresh (a 304's headers on a stored body), when the refreshed response was received:
+    /// a response stored since (a newer 200, by another request) is not replaced with it.
+    private let refreshing: Date?
 
-    init(cache: HTTPCache, record: CacheRecord, keepsInMemory: Bool, disk: DiskCacheStore?) {
+    init(cache: HTTPCache, record: CacheRecord, keepsInMemory: Bool, disk: DiskCacheStore?, refreshing: Date? = nil) {
         self.cache = cache
         self.record = record
+        self.refreshing = refreshing
         self.memory = keepsInMemory ? [] : nil
         if let disk, let head = CacheFileFormat.head(of: record) {
             let path = disk.path("\(DiskCacheStore.temporaryPrefix)\(getpid())-\(UUID().uuidString)")
@@ -71,10 +75,13 @@ final class CacheEntryWriter {
     }
 
     /// Publishes the entry (atomically, by renaming the finished file), replacing the variant it
-    /// supersedes. The body is stored as appended: a cut response is the caller's to abandon
+    /// supersedes; a refresh whose variant was stored anew meanwhile is abandoned. The body is stored as appended: a cut response is the caller's to abandon
     /// (the transport fails it), and a handler may have changed the body on purpose.
     func commit() {
         guard !self.finished else { return }
+        if let refreshing = self.refreshing, self.cache.storesNewer(than: refreshing, as: self.record) {
+            return self.abandon()
+        }
         self.writeToFile(CacheFileFormat.trailer(length: self.length, checksum: self.checksum.value))
         self.finished = true
         var published = false

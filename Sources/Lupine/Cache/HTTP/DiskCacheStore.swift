@@ -100,7 +100,7 @@ final class DiskCacheStore: Sendable {
 
     /// The entry file `name`, open, or `nil` and forgotten (unless a store published a new file
     /// under that name meanwhile: that one stays counted).
-    private func open(_ name: String) -> CacheFile? {
+    func open(_ name: String) -> CacheFile? {
         let seen = self.identity(of: name)
         // Held strongly: an entry read after its cache is gone still removes its damaged file.
         let discarding: @Sendable (FileIdentity) -> Void = { damaged in self.discard(name, ifStill: damaged) }

@@ -9,7 +9,11 @@ extension HTTPCache {
     /// `Transfer-Encoding`), the entry is stored again, and the entry to serve is returned.
     func refresh(_ entry: CacheEntry, with notModified: ResponseHead, requestTime: Date, responseTime: Date) -> CacheEntry {
         let record = entry.record.refreshed(with: notModified.headers, requestTime: requestTime, responseTime: responseTime)
-        let writer = CacheEntryWriter(cache: self, record: record, keepsInMemory: self.memoryAdmits(size: entry.bodyLength), disk: self.disk)
+        // A 200 stored while this 304 was awaited (a foreground request beside a background
+        // revalidation) is newer than the body refreshed here, which must not write over it.
+        let writer = CacheEntryWriter(
+            cache: self, record: record, keepsInMemory: self.memoryAdmits(size: entry.bodyLength), disk: self.disk,
+            refreshing: entry.record.responseTime)
         switch entry.body {
         case .memory(let bytes):
             writer.append(ByteBuffer(bytes: bytes))

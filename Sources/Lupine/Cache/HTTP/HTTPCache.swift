@@ -86,6 +86,15 @@ public final class HTTPCache: Sendable {
         return CacheEntryWriter(cache: self, record: record, keepsInMemory: self.memoryAdmits(size: 0), disk: self.disk)
     }
 
+    /// Whether the variant `record` names is stored with a response received after `instant`, in
+    /// memory or on disk.
+    func storesNewer(than instant: Date, as record: CacheRecord) -> Bool {
+        let inMemory = self.memory.withLockedValue { $0.responseTime(primaryKey: record.primaryKey, variant: record.variant) }
+        if let inMemory, inMemory > instant { return true }
+        guard let disk = self.disk, let file = disk.open(record.fileName) else { return false }
+        return file.record.responseTime > instant
+    }
+
     /// Whether the memory store would keep a body of `size` bytes.
     func memoryAdmits(size: Int) -> Bool {
         self.memory.withLockedValue { $0.admits(size: size) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The memory half of an ``HTTPCache``: stored variants and their bodies, least recently used
 /// evicted first, within a byte capacity. Not locked itself: the cache holds it in its lock.
 struct MemoryCacheStore {
@@ -51,6 +53,11 @@ struct MemoryCacheStore {
             self.markUsed(Key(primary: primaryKey, variant: best.record.variant))
         }
         return best
+    }
+
+    /// When the stored response of `variant` of `primaryKey` was received, if one is stored.
+    func responseTime(primaryKey: String, variant: String) -> Date? {
+        self.variants[primaryKey]?[variant]?.record.responseTime
     }
 
     /// Keeps `record` with `body`, replacing the same variant and those stored under another

@@ -36,6 +36,27 @@ import Testing
         #expect(CacheFixture.kind(cache.decision(for: CacheFixture.request(), now: CacheFixture.now.addingTimeInterval(200))) == "fresh")
     }
 
+    /// A 304 awaited while another request stored a newer 200 (a background revalidation beside
+    /// a foreground request) does not write the older body back over it, in memory or on disk.
+    @Test(arguments: [false, true]) func aRefreshDoesNotReplaceANewerResponse(onDisk: Bool) throws {
+        let cache =
+            onDisk
+            ? try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: try temporaryFolder())
+            : HTTPCache(memoryCapacity: 1 << 20)
+        CacheFixture.store(cache, CacheFixture.request(), CacheFixture.response(200, self.stored), body: Array("old".utf8))
+        let later = CacheFixture.now.addingTimeInterval(100)
+        guard case .validate(let entry, _, _) = cache.decision(for: CacheFixture.request(), now: later) else {
+            Issue.record("expected a validation")
+            return
+        }
+        // Meanwhile a new 200 is stored; then the validation's 304 arrives.
+        CacheFixture.store(cache, CacheFixture.request(), CacheFixture.response(200, self.stored), body: Array("new".utf8), at: later)
+        let notModified = CacheFixture.response(304, [("Cache-Control", "max-age=120"), ("ETag", "\"v1\"")])
+        _ = cache.refresh(entry, with: notModified, requestTime: later.addingTimeInterval(1), responseTime: later.addingTimeInterval(1))
+        let kept = try #require(cache.anyStoredEntry(for: CacheFixture.request()))
+        #expect(try kept.readBody() == Array("new".utf8))
+    }
+
     @Test func aRefreshedDiskEntrySurvivesReopening() throws {
         let directory = try temporaryFolder()
         let cache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
