@@ -49,6 +49,9 @@ final class ProxyTunnel<Handshake: ProxyHandshake>: ChannelDuplexHandler, Remova
         case done
     }
 
+    /// The most a proxy may send before the handshake starts (while a target name is looked up).
+    static var maximumEarlyBytes: Int { 64 * 1024 }
+
     private let proxy: Proxy
     private let established: EventLoopPromise<Void>
     private var state: State
@@ -96,9 +99,12 @@ final class ProxyTunnel<Handshake: ProxyHandshake>: ChannelDuplexHandler, Remova
             if case .done = self.state {
                 context.fireChannelRead(data)
             } else {
-                // A proxy that speaks first: kept for the handshake.
+                // A proxy that speaks first: kept for the handshake, within reason.
                 var buffer = Self.unwrapInboundIn(data)
                 self.received.writeBuffer(&buffer)
+                if self.received.readableBytes > Self.maximumEarlyBytes {
+                    self.fail("it sent more than \(Self.maximumEarlyBytes / 1024) KiB before it was asked anything", mayPass: false, context: context)
+                }
             }
             return
         }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import LupineTransport
@@ -128,6 +129,33 @@ struct ProxyHandshakeTests {
             step = handshake.read(&received)
         }
         #expect(step == .fail(words, mayPass: mayPass))
+    }
+
+    /// A proxy that talks before it is asked (while the target's name is still looked up here)
+    /// is heard out to 64 KiB, then refused: what it sends is not kept without end.
+    @Test func aProxyTalkingBeforeItIsAskedIsCutOff() throws {
+        let channel = EmbeddedChannel()
+        let lookup = channel.eventLoop.makePromise(of: SOCKS5Handshake.self)
+        let established = channel.eventLoop.makePromise(of: Void.self)
+        let proxy = Proxy(kind: .socks5, host: "proxy.test", port: 1080)
+        try channel.pipeline.syncOperations.addHandler(ProxyTunnel(proxy: proxy, handshake: lookup.futureResult, established: established))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1080)).wait()
+        var failure: (any Error)?
+        established.futureResult.whenFailure { failure = $0 }
+        let chatter = ByteBuffer(repeating: 0x41, count: 16 * 1024)
+        for _ in 0..<4 {
+            try channel.writeInbound(chatter)
+        }
+        #expect(failure == nil, "64 KiB is still heard")
+        try channel.writeInbound(chatter)
+        guard case TransportError.proxyFailed(_, let reason)? = failure else {
+            Issue.record("expected proxyFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("before it was asked"))
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil, "nothing was sent to it")
+        lookup.fail(CancellationError())
+        _ = try? channel.finish()
     }
 
     @Test func aNameSOCKSCannotCarryFailsBeforeAByteIsSent() {
