@@ -28,7 +28,7 @@ import NIOPosix
 // Cancellation reaches every stage: in the queue (the waiter fails), as it is handed over (the
 // connection is declined), and on the wire (the handler closes the connection mid-exchange).
 
-/// Lupine's HTTP/1.1 engine on SwiftNIO: a connection pool with keep-alive reuse and per-host
+/// Lupine's HTTP/1.1 and HTTP/2 engine on SwiftNIO: a connection pool with keep-alive reuse and per-host
 /// limits, streamed request and response bodies with backpressure, decompression, timeouts, TLS
 /// with a trust hook, and per-request metrics.
 ///

@@ -453,15 +453,21 @@ import Testing
         #expect(seen.withLockedValue { $0 }.count == 2)
     }
 
-    @Test func aDamagedDiskEntryIsFetchedAgainByAStreamedTask() async throws {
+    /// A session on `transport` with a disk-only cache, after one GET of `entry` stored it: the
+    /// session and the entry's file.
+    private static func sessionWithOneDiskEntry(_ transport: ScriptedTransport) async throws -> (HTTPSessionManager, URL) {
         let directory = try temporaryFolder()
-        let transport = ScriptedTransport { _, index in .respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: ["body \(index)"]) }
         let manager = Self.session(transport)
-        manager.urlCache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 20, directory: directory)
+        manager.urlCache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 22, directory: directory)
         _ = try await manager.get("entry")
         let entries = CacheFixture.entryFiles(directory)
         try #require(entries.count == 1)
-        let entry = directory.appending(path: entries[0])
+        return (manager, directory.appending(path: entries[0]))
+    }
+
+    @Test func aDamagedDiskEntryIsFetchedAgainByAStreamedTask() async throws {
+        let transport = ScriptedTransport { _, index in .respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: ["body \(index)"]) }
+        let (manager, entry) = try await Self.sessionWithOneDiskEntry(transport)
         var bytes = try [UInt8](Data(contentsOf: entry))
         bytes[bytes.count - 30] ^= 0xFF
         try Data(bytes).write(to: entry)
@@ -475,15 +481,10 @@ import Testing
     /// truncating it), fails as the cache's damage, naming the URL, not as a request body that
     /// could not be read; the entry is gone, so the next request fetches it.
     @Test func aDiskEntryCutWhileReadFailsAsADamagedCachedResponse() async throws {
-        let directory = try temporaryFolder()
         let body = String(repeating: "x", count: 200_000)
         let transport = ScriptedTransport { _, _ in .respond(.ok, headers: ["Cache-Control": "max-age=60"], chunks: [body]) }
-        let manager = Self.session(transport)
-        manager.urlCache = try HTTPCache(memoryCapacity: 0, diskCapacity: 1 << 22, directory: directory)
-        _ = try await manager.get("entry")
-        let entries = CacheFixture.entryFiles(directory)
-        try #require(entries.count == 1)
-        let entry = directory.appending(path: entries[0])
+        let (manager, entry) = try await Self.sessionWithOneDiskEntry(transport)
+        let directory = entry.deletingLastPathComponent()
         let chunks = NIOLockedValueBox(0)
         do {
             _ = try await manager.stream(try Self.request("entry")) { _ in
