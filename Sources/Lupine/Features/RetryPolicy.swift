@@ -9,10 +9,11 @@ import Foundation
 ///
 /// - **`Retry-After`.** On a status in ``retryAfterStatusCodes`` (429 and 503) the server's
 ///   `Retry-After`, in seconds or as an HTTP-date, replaces the backoff, without jitter; a date in
-///   the past means now, a wait above ``maximumDelay`` is cut to it, and an absurd value
-///   (`-1`, `soon`, a number too large to read) is ignored. A 429 is retried only when its
-///   `Retry-After` is usable (it is not in ``retryableHTTPStatusCodes``); a 503 with an absurd one
-///   falls back to the backoff.
+///   the past means now, a wait above ``maximumDelay`` (a number of seconds too large to read
+///   too) is cut to it, and an absurd value (`-1`, `soon`, `1.5`) is ignored. A 429 is retried
+///   only when its `Retry-After` is usable (it is not in ``retryableHTTPStatusCodes``); a 503 with
+///   an absurd one falls back to the backoff. A wait that would start the retry past
+///   ``maximumTotalTime`` means no retry.
 /// - **Full jitter.** With ``jitter`` on (the default) the backoff is a uniformly random wait
 ///   between zero and the computed one, so clients that failed together do not retry together.
 /// - **A time budget.** No retry is made that would start more than ``maximumTotalTime`` (120 s)

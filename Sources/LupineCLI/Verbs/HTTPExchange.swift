@@ -123,7 +123,7 @@ struct HTTPExchange {
             manager.maximumRedirects = self.options.maxRedirects
             if let policy = self.options.retryPolicy {
                 manager.interceptor = policy
-                manager.eventMonitors.append(RetryNotice(retryLimit: policy.retryLimit, showsHeads: self.options.verbose))
+                manager.eventMonitors.append(RetryNotice(policy: policy, showsHeads: self.options.verbose))
             }
             if self.options.verbose {
                 manager.eventMonitors.append(CacheNotice())

@@ -1,11 +1,14 @@
+import Foundation
 import Lupine
 
 /// Says on standard error when a request is about to be sent again, as curl's "Will retry"
 /// warning does: which failure, how long the wait, how many retries are left. Without it a
 /// Retry-After wait looks like a hang. With `-v` the answer that is retried is shown first, as
-/// `curl -v` shows every response; the final one is shown by the exchange.
+/// `curl -v` shows every response; the final one is shown by the exchange. When retries are left
+/// but the server's `Retry-After` asks for a wait that would go past `--retry-max-time`, it says
+/// that no retry is made and why, as curl warns.
 struct RetryNotice: EventMonitor {
-    let retryLimit: Int
+    let policy: RetryPolicy
     let showsHeads: Bool
 
     func task(_ task: SessionTask, didDecide decision: RetryDecision, for context: RetryContext) {
@@ -13,14 +16,40 @@ struct RetryNotice: EventMonitor {
         switch decision {
         case .retry: wait = .zero
         case .retryAfter(let delay): wait = delay
-        case .doNotRetry, .doNotRetryWithError: return
+        case .doNotRetry:
+            self.explainAWaitTooLong(context)
+            return
+        case .doNotRetryWithError: return
         }
         if self.showsHeads, let head = context.response {
             StandardError.write(TerminalText.sanitized(ExchangeFormatter.responseHead(head)) + "\n")
         }
         let failure = context.response.map { "HTTP \($0.statusCode)" } ?? context.error.description
-        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
-        let left = self.retryLimit - context.retryCount - 1
-        StandardError.write("lupine: \(failure); retrying in \(String(format: "%.1f", seconds)) s, \(left) \(left == 1 ? "retry" : "retries") left\n")
+        let left = self.policy.retryLimit - context.retryCount - 1
+        StandardError.write("lupine: \(failure); retrying in \(Self.seconds(wait)) s, \(left) \(left == 1 ? "retry" : "retries") left\n")
+    }
+
+    /// Says so when the one thing that stopped a retry is the server's `Retry-After`: retries
+    /// are left and the method may be repeated, but the wait it asks for (a number too large to
+    /// read, or a date years ahead, is the longest wait there is) would start the retry past the
+    /// time budget.
+    private func explainAWaitTooLong(_ context: RetryContext) {
+        guard let head = context.response,
+            context.retryCount < self.policy.retryLimit,
+            self.policy.retryAfterStatusCodes.contains(head.statusCode),
+            self.policy.retryableHTTPMethods.contains(context.request.method),
+            self.policy.retryableHTTPMethods.contains(context.task.originalRequest.method),
+            let asked = RetryAfter.delay(in: head.headers, now: Date(), maximum: RetryDecision.maximumDelay),
+            context.elapsed + min(asked, self.policy.maximumDelay) > self.policy.maximumTotalTime
+        else { return }
+        let wait = asked >= RetryDecision.maximumDelay ? "\(Self.seconds(asked)) s or more" : "\(Self.seconds(asked)) s"
+        StandardError.write(
+            "lupine: HTTP \(head.statusCode); its Retry-After asks for a wait of \(wait), which would go past the time allowed for retries (--retry-max-time \(Self.seconds(self.policy.maximumTotalTime)) s): not retrying\n"
+        )
+    }
+
+    /// `duration` in seconds with one decimal.
+    private static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f", RetryAfter.seconds(of: duration))
     }
 }

@@ -63,6 +63,25 @@ import Testing
         ])
         #expect(far.status == 5)
         #expect(try await Self.attempts("cli-far", on: server) == 1)
+        let refusal = "lupine: HTTP 503; its Retry-After asks for a wait of 200.0 s, which would go past the time allowed for retries"
+        #expect(far.stderr.contains(refusal + " (--retry-max-time 120.0 s): not retrying"), "\(far.stderr)")
+    }
+
+    /// A `Retry-After` too large to read, or a date centuries ahead, is the longest wait there is:
+    /// no retry inside the budget, said in one line as curl warns, and the answer delivered.
+    @Test(arguments: ["99999999999999999999", "Fri,%2031%20Dec%209999%2023:59:59%20GMT"])
+    func aRetryAfterBeyondAnyBudgetEndsTheRetriesAndSaysSo(after: String) async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let key = "cli-huge-\(after.count)"
+        let outcome = try await LupineCommandLineTests.lupine([
+            "get", server.baseURL.absoluteString + "/retry/\(key)/retry-after/1?status=503&after=\(after)", "--retry", "2", "--check-status",
+        ])
+        #expect(outcome.status == 5, "\(outcome.stderr)")
+        #expect(try await Self.attempts(key, on: server) == 1)
+        let refusal = "its Retry-After asks for a wait of 3600.0 s or more, which would go past the time allowed for retries"
+        #expect(outcome.stderr.contains(refusal + " (--retry-max-time 120.0 s): not retrying"), "\(outcome.stderr)")
+        #expect(!outcome.stderr.contains("retrying in"))
     }
 
     @Test func badRetryOptionsAreRefused() async throws {
