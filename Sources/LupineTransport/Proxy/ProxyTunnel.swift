@@ -152,6 +152,17 @@ final class ProxyTunnel<Handshake: ProxyHandshake>: ChannelDuplexHandler, Remova
         context.fireChannelInactive()
     }
 
+    /// A tunnel that leaves the pipeline before it opened (a connection to the proxy that failed
+    /// before it was active fires no `channelInactive`, only tears the pipeline down) fails
+    /// `established`, so that nothing waits on it for ever and its callbacks, which hold the
+    /// channel, are let go.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        guard !self.isDone else { return }
+        self.state = .done
+        let reason = "the connection to it closed before \(Handshake.name)"
+        self.established.fail(TransportError.proxyConnectionFailed(proxy: self.proxy.endpoint, reason: reason))
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard !self.isDone else {
             context.fireErrorCaught(error)

@@ -158,6 +158,28 @@ struct ProxyHandshakeTests {
         _ = try? channel.finish()
     }
 
+    /// A tunnel that leaves the pipeline before its connection to the proxy was ever open (the
+    /// connect failed and the channel was torn down) fails its promise: nothing waits on it for
+    /// ever, and what waits on it (the channel, the factory) is not kept alive by it.
+    @Test func aTunnelRemovedBeforeItOpenedFailsItsPromise() throws {
+        let channel = EmbeddedChannel()
+        let established = channel.eventLoop.makePromise(of: Void.self)
+        let handshake = channel.eventLoop.makeSucceededFuture(HTTPConnectHandshake(proxy: Self.squid, host: "origin.test", port: 443))
+        let tunnel = ProxyTunnel(proxy: Self.squid, handshake: handshake, established: established)
+        try channel.pipeline.syncOperations.addHandler(tunnel)
+        var failure: (any Error)?
+        established.futureResult.whenFailure { failure = $0 }
+        // As NIO tears down a socket channel whose connect failed: handlers removed, and no
+        // `channelInactive`, since it never was active.
+        try channel.pipeline.syncOperations.removeHandler(tunnel).wait()
+        guard case TransportError.proxyConnectionFailed(_, let reason)? = failure else {
+            Issue.record("expected proxyConnectionFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("before CONNECT"), "\(reason)")
+        _ = try? channel.finish()
+    }
+
     @Test func aNameSOCKSCannotCarryFailsBeforeAByteIsSent() {
         let handshake = Self.socks(.name(String(repeating: "a", count: 256), port: 443))
         guard case .fail(let words, mayPass: false) = handshake.start() else {
