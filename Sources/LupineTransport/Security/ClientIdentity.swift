@@ -141,17 +141,27 @@ public struct ClientIdentity: Sendable, Hashable {
     }
 
     private static func read(_ file: URL, what: String) throws(ClientIdentityError) -> [UInt8] {
-        let type = (try? FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path))?[.type] as? FileAttributeType
-        switch type {
-        case nil:
-            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) does not exist")
-        case .typeDirectory?:
-            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) is a directory")
-        case .typeRegular?:
+        let named = "the \(what) file \(MessageText.oneLine(file.path))"
+        // Through symbolic links, as the read goes.
+        var info = stat()
+        guard stat(file.path, &info) == 0 else {
+            let failure = errno
+            guard failure == ENOENT || failure == ENOTDIR else {
+                throw ClientIdentityError(reason: "\(named) cannot be read (\(String(cString: strerror(failure))))")
+            }
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: file.path) {
+                throw ClientIdentityError(reason: "\(named) is a symbolic link to \(MessageText.oneLine(target)), which does not exist")
+            }
+            throw ClientIdentityError(reason: "\(named) does not exist")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw ClientIdentityError(reason: "\(named) is a directory")
+        case S_IFREG:
             break
         default:
             // A FIFO or a device would block the read, or never end it.
-            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) is not a regular file")
+            throw ClientIdentityError(reason: "\(named) is not a regular file")
         }
         do {
             let data = try Data(contentsOf: file, options: .uncached)

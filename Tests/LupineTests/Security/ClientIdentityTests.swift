@@ -160,6 +160,15 @@ import Glibc
         let fifo = folder.appending(path: "fifo.pem")
         #expect(mkfifo(fifo.path, 0o600) == 0)
         Self.expectRefusal(saying: "not a regular file") { try ClientIdentity(certificateFile: fifo) }
+        // A link is followed: to a file that is gone it is missing, as curl says, not "not regular".
+        let dangling = folder.appending(path: "dangling.pem")
+        #expect(symlink(folder.appending(path: "gone.pem").path, dangling.path) == 0)
+        Self.expectRefusal(saying: "is a symbolic link to \(folder.appending(path: "gone.pem").path), which does not exist") {
+            try ClientIdentity(certificateFile: dangling)
+        }
+        let linked = folder.appending(path: "linked.pem")
+        #expect(symlink(folder.path, linked.path) == 0)
+        Self.expectRefusal(saying: "is a directory") { try ClientIdentity(certificateFile: linked) }
         let garbage = folder.appending(path: "garbage.pem")
         try Data([0x00, 0xFF, 0x10, 0x80]).write(to: garbage)
         Self.expectRefusal(saying: "neither PEM nor DER") { try ClientIdentity(certificateFile: garbage) }
