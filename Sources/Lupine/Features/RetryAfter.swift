@@ -4,10 +4,10 @@ import Foundation
 ///
 /// Both forms are read: delay-seconds (one or more ASCII digits, `120`) and an HTTP-date in any of
 /// the three forms a recipient must accept (`HTTPDate`). A date in the past asks for no wait; a
-/// number of seconds too large for an integer asks for the longest wait there is, as curl reads it
-/// (the grammar has no bound: it is the server's "not any time soon"). A field that is absent,
-/// repeated with different values, or absurd (negative, a fraction, words, an unknown date form)
-/// asks for nothing, so the caller falls back to its own delay.
+/// number of seconds too large for an integer asks for the longest wait there is (the grammar has
+/// no bound: it is the server's "not any time soon"; curl 7.88 reads it as no wait at all). A
+/// field that is absent, repeated with different values, or absurd (negative, a fraction, words,
+/// an unknown date form) asks for nothing, so the caller falls back to its own delay.
 package enum RetryAfter {
     /// The wait `headers` ask for, at most `maximum`, or `nil` when they ask for none usable;
     /// `now` is the instant an HTTP-date is measured from.

@@ -122,8 +122,9 @@ struct HTTPExchange {
             try manager.setSecurityPolicy(self.options.securityPolicy())
             manager.maximumRedirects = self.options.maxRedirects
             if let policy = self.options.retryPolicy {
-                manager.interceptor = policy
-                manager.eventMonitors.append(RetryNotice(policy: policy, showsHeads: self.options.verbose))
+                let retry = CommandLineRetry(policy: policy)
+                manager.interceptor = retry
+                manager.eventMonitors.append(RetryNotice(retry: retry, showsHeads: self.options.verbose))
             }
             if self.options.verbose {
                 manager.eventMonitors.append(CacheNotice())

@@ -314,7 +314,7 @@ struct RequestOptions: ParsableArguments {
     var retryPolicy: RetryPolicy? {
         guard retry > 0 else { return nil }
         // As curl: a Retry-After is waited out whole when it fits in the budget, and ends the
-        // retries when it does not (never cut short into an early retry).
+        // retries when it does not (never cut short into an early retry: `CommandLineRetry`).
         let budget = retryMaxTime.map { Duration.milliseconds(Int64($0 * 1000)) } ?? RetryPolicy.defaultMaximumTotalTime
         return RetryPolicy(retryLimit: retry, maximumDelay: budget, maximumTotalTime: budget)
     }

@@ -5,11 +5,13 @@ import Lupine
 /// warning does: which failure, how long the wait, how many retries are left. Without it a
 /// Retry-After wait looks like a hang. With `-v` the answer that is retried is shown first, as
 /// `curl -v` shows every response; the final one is shown by the exchange. When retries are left
-/// but the server's `Retry-After` asks for a wait that would go past `--retry-max-time`, it says
-/// that no retry is made and why, as curl warns.
+/// but the server's `Retry-After` asks for a wait that would go past `--retry-max-time`, or for
+/// longer than a session waits, it says that no retry is made and why, as curl warns.
 struct RetryNotice: EventMonitor {
-    let policy: RetryPolicy
+    let retry: CommandLineRetry
     let showsHeads: Bool
+
+    private var policy: RetryPolicy { self.retry.policy }
 
     func task(_ task: SessionTask, didDecide decision: RetryDecision, for context: RetryContext) {
         let wait: Duration
@@ -30,22 +32,27 @@ struct RetryNotice: EventMonitor {
     }
 
     /// Says so when the one thing that stopped a retry is the server's `Retry-After`: retries
-    /// are left and the method may be repeated, but the wait it asks for (a number too large to
-    /// read, or a date years ahead, is the longest wait there is) would start the retry past the
-    /// time budget.
+    /// are left, the method may be repeated, the budget was not spent already, and the wait it
+    /// asks for would start the retry past the budget, or is longer than a session waits.
     private func explainAWaitTooLong(_ context: RetryContext) {
         guard let head = context.response,
             context.retryCount < self.policy.retryLimit,
-            self.policy.retryAfterStatusCodes.contains(head.statusCode),
             self.policy.retryableHTTPMethods.contains(context.request.method),
             self.policy.retryableHTTPMethods.contains(context.task.originalRequest.method),
-            let asked = RetryAfter.delay(in: head.headers, now: Date(), maximum: RetryDecision.maximumDelay),
-            context.elapsed + min(asked, self.policy.maximumDelay) > self.policy.maximumTotalTime
+            context.elapsed < self.policy.maximumTotalTime,
+            let asked = self.retry.serverWait(in: context),
+            asked > .zero
         else { return }
-        let wait = asked >= RetryDecision.maximumDelay ? "\(Self.seconds(asked)) s or more" : "\(Self.seconds(asked)) s"
-        StandardError.write(
-            "lupine: HTTP \(head.statusCode); its Retry-After asks for a wait of \(wait), which would go past the time allowed for retries (--retry-max-time \(Self.seconds(self.policy.maximumTotalTime)) s): not retrying\n"
-        )
+        let wait = asked >= CommandLineRetry.longestMeasured ? "of more than a year" : "of \(Self.seconds(asked)) s"
+        let reason: String
+        if context.elapsed + asked > self.policy.maximumTotalTime {
+            reason = "which would go past the time allowed for retries (--retry-max-time \(Self.seconds(self.policy.maximumTotalTime)) s)"
+        } else if asked > self.policy.maximumDelay {
+            reason = "longer than lupine waits for a retry (\(Self.seconds(self.policy.maximumDelay)) s)"
+        } else {
+            return
+        }
+        StandardError.write("lupine: HTTP \(head.statusCode); its Retry-After asks for a wait \(wait), \(reason): not retrying\n")
     }
 
     /// `duration` in seconds with one decimal.

@@ -68,20 +68,37 @@ import Testing
     }
 
     /// A `Retry-After` too large to read, or a date centuries ahead, is the longest wait there is:
-    /// no retry inside the budget, said in one line as curl warns, and the answer delivered.
-    @Test(arguments: ["99999999999999999999", "Fri,%2031%20Dec%209999%2023:59:59%20GMT"])
-    func aRetryAfterBeyondAnyBudgetEndsTheRetriesAndSaysSo(after: String) async throws {
+    /// no retry inside the budget, said in one line as curl warns, and the answer delivered. A
+    /// wait within the budget but longer than the hour a session waits is not cut short into an
+    /// early retry either.
+    @Test(arguments: [
+        ("99999999999999999999", "120", "of more than a year, which would go past the time allowed for retries (--retry-max-time 120.0 s)"),
+        ("Fri,%2031%20Dec%209999%2023:59:59%20GMT", "86400", "of more than a year, which would go past the time allowed for retries (--retry-max-time 86400.0 s)"),
+        ("7200", "7200.5", "of 7200.0 s, longer than lupine waits for a retry (3600.0 s)"),
+    ])
+    func aRetryAfterBeyondWhatIsWaitedEndsTheRetriesAndSaysSo(after: String, budget: String, words: String) async throws {
         let server = try await LupineTestServer.start()
         defer { Task { await server.stop() } }
         let key = "cli-huge-\(after.count)"
         let outcome = try await LupineCommandLineTests.lupine([
-            "get", server.baseURL.absoluteString + "/retry/\(key)/retry-after/1?status=503&after=\(after)", "--retry", "2", "--check-status",
+            "get", server.baseURL.absoluteString + "/retry/\(key)/retry-after/1?status=503&after=\(after)", "--retry", "2", "--retry-max-time", budget,
+            "--check-status",
         ])
         #expect(outcome.status == 5, "\(outcome.stderr)")
         #expect(try await Self.attempts(key, on: server) == 1)
-        let refusal = "its Retry-After asks for a wait of 3600.0 s or more, which would go past the time allowed for retries"
-        #expect(outcome.stderr.contains(refusal + " (--retry-max-time 120.0 s): not retrying"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("lupine: HTTP 503; its Retry-After asks for a wait \(words): not retrying"), "\(outcome.stderr)")
         #expect(!outcome.stderr.contains("retrying in"))
+    }
+
+    /// A budget spent before the answer came is not the server's `Retry-After: 0`'s doing: no
+    /// notice blames it.
+    @Test func aSpentBudgetIsNotBlamedOnANoWaitRetryAfter() async throws {
+        let server = try await LupineTestServer.start()
+        defer { Task { await server.stop() } }
+        let outcome = try await LupineCommandLineTests.lupine([
+            "get", server.baseURL.absoluteString + "/retry/cli-spent/retry-after/1?status=503&after=0", "--retry", "1", "--retry-max-time", "0.001",
+        ])
+        #expect(!outcome.stderr.contains("not retrying"), "\(outcome.stderr)")
     }
 
     @Test func badRetryOptionsAreRefused() async throws {

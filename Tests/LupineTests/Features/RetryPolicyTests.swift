@@ -128,7 +128,7 @@ struct RetryPolicyTests {
         #expect(outcome(tiny, Fixture.response(503)) == .retryAfter(.milliseconds(50)))
         let largest = String(Int.max)
         #expect(outcome(steady, Fixture.response(429, headers: ["Retry-After": largest])) == .retryAfter(.seconds(60)))
-        // More seconds than an integer holds is the longest wait there is, as curl reads it: not an
+        // More seconds than an integer holds is the longest wait there is: not an
         // absurd value to ignore (a 503 would then be retried after the short backoff).
         for status in [429, 503] {
             #expect(outcome(steady, Fixture.response(status, headers: ["Retry-After": "99999999999999999999"])) == .retryAfter(.seconds(60)))
