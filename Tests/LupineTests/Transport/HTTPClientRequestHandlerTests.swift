@@ -37,6 +37,7 @@ import Testing
         #expect(try await head.get().status == .created)
         #expect(harness.finished.withLockedValue { $0 } == [true])
         #expect(harness.channel.isActive)
+        try await harness.close()
     }
 
     @Test func closingMidBodyEndsTheBodyWithAnError() async throws {
@@ -148,6 +149,7 @@ import Testing
         #expect(response.status == .ok)
         #expect(String(buffer: try await response.body.collect(upTo: 100)) == "ok")
         #expect(harness.finished.withLockedValue { $0 } == [true])
+        try await harness.close()
     }
 
     @Test func aLateCancelOfAFinishedRequestLeavesTheNextOneAlone() async throws {
@@ -160,5 +162,6 @@ import Testing
         try await harness.respond(.head(.accepted, ["Content-Length": "0"]), .end(nil))
         #expect(try await second.get().status == .accepted)
         #expect(harness.finished.withLockedValue { $0 } == [true, true])
+        try await harness.close()
     }
 }

@@ -38,6 +38,13 @@ struct RequestHandlerHarness {
         return RequestHandlerHarness(channel: channel, handler: handler, finished: finished, reads: reads)
     }
 
+    /// Closes the channel when a test leaves it open (a connection kept for reuse), so its
+    /// pipeline, which holds the handler and is held by it, is torn down.
+    func close() async throws {
+        guard self.channel.isActive else { return }
+        try await self.channel.close()
+    }
+
     /// Starts request `id` and returns its response head's future.
     func start(
         _ id: Int = 0,
