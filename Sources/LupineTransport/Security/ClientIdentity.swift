@@ -163,19 +163,47 @@ public struct ClientIdentity: Sendable, Hashable {
             // A FIFO or a device would block the read, or never end it.
             throw ClientIdentityError(reason: "\(named) is not a regular file")
         }
-        do {
-            let data = try Data(contentsOf: file, options: .uncached)
-            // A certificate, a key or a bundle is kilobytes; a huge "file" is a mistake (a device, a disk image).
-            guard data.count <= 1024 * 1024 else {
-                throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) is larger than 1 MiB")
-            }
-            return Array(data)
-        } catch let error as ClientIdentityError {
-            throw error
-        } catch {
-            throw ClientIdentityError(reason: "the \(what) file \(MessageText.oneLine(file.path)) cannot be read (\(TransportErrorWords.describe(error)))")
+        // A certificate, a key or a bundle is kilobytes; a huge "file" is a mistake (a disk image,
+        // a sparse file): refused by its size, before a byte of it is read.
+        let limit = 1024 * 1024
+        guard info.st_size <= limit else {
+            throw ClientIdentityError(reason: "\(named) is larger than 1 MiB")
+        }
+        switch readRegularFile(file.path, limit: limit) {
+        case .success(let bytes) where bytes.count <= limit:
+            return bytes
+        case .success:
+            throw ClientIdentityError(reason: "\(named) is larger than 1 MiB")
+        case .failure(let failure):
+            throw ClientIdentityError(reason: "\(named) cannot be read (\(String(cString: strerror(failure.code))))")
         }
     }
+}
+
+/// An `errno` value from reading a file.
+private struct ReadFailure: Error {
+    let code: Int32
+}
+
+/// The bytes of the file at `path`, read to its end or to one byte past `limit` (a file that grew
+/// since it was examined), or the `errno` of the failed open or read. At file scope, where `open`
+/// and `read` are the C library's rather than the identity's own.
+private func readRegularFile(_ path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return .failure(ReadFailure(code: errno)) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while bytes.count <= limit {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 {
+            guard errno == EINTR else { return .failure(ReadFailure(code: errno)) }
+            continue
+        }
+        if count == 0 { break }
+        bytes.append(contentsOf: chunk[0..<count])
+    }
+    return .success(bytes)
 }
 
 /// Why a ``ClientIdentity`` could not be made, in words a person can act on.

@@ -169,6 +169,11 @@ import Glibc
         let linked = folder.appending(path: "linked.pem")
         #expect(symlink(folder.path, linked.path) == 0)
         Self.expectRefusal(saying: "is a directory") { try ClientIdentity(certificateFile: linked) }
+        // Refused by its size before it is read: a 4 GiB sparse file is not read into memory.
+        let sparse = folder.appending(path: "sparse.pem")
+        #expect(FileManager.default.createFile(atPath: sparse.path, contents: nil))
+        #expect(truncate(sparse.path, 4 << 30) == 0)
+        Self.expectRefusal(saying: "is larger than 1 MiB") { try ClientIdentity(certificateFile: sparse) }
         let garbage = folder.appending(path: "garbage.pem")
         try Data([0x00, 0xFF, 0x10, 0x80]).write(to: garbage)
         Self.expectRefusal(saying: "neither PEM nor DER") { try ClientIdentity(certificateFile: garbage) }
